@@ -1,0 +1,68 @@
+package wire
+
+import (
+	"crypto/sha256"
+)
+
+// hashPair returns sha256d(a || b) without allocating.
+func hashPair(a, b *Hash) Hash {
+	var buf [2 * HashSize]byte
+	copy(buf[:HashSize], a[:])
+	copy(buf[HashSize:], b[:])
+	first := sha256.Sum256(buf[:])
+	return Hash(sha256.Sum256(first[:]))
+}
+
+// CalcMerkleRoot returns the merkle root of hashes as Bitcoin computes it
+// (an odd level repeats its last hash) and whether the list is mutated in
+// the CVE-2012-2459 sense: two equal adjacent hashes at some level, which
+// lets a different transaction list produce the same root. hashes is not
+// modified. The root of an empty list is the zero hash.
+func CalcMerkleRoot(hashes []Hash) (root Hash, mutated bool) {
+	if len(hashes) == 0 {
+		return Hash{}, false
+	}
+	var small [65]Hash
+	var level []Hash
+	if len(hashes) < len(small) {
+		level = small[:len(hashes)]
+	} else {
+		level = make([]Hash, len(hashes), len(hashes)+1)
+	}
+	copy(level, hashes)
+	for len(level) > 1 {
+		for i := 0; i+1 < len(level); i += 2 {
+			if level[i] == level[i+1] {
+				mutated = true
+			}
+		}
+		if len(level)&1 == 1 {
+			level = append(level, level[len(level)-1])
+		}
+		half := len(level) / 2
+		for i := range half {
+			level[i] = hashPair(&level[2*i], &level[2*i+1])
+		}
+		level = level[:half]
+	}
+	return level[0], mutated
+}
+
+// MerkleRoot returns the merkle root of the block's txids and whether the
+// transaction list is mutated (see CalcMerkleRoot).
+func (b *MsgBlock) MerkleRoot() (Hash, bool) {
+	return CalcMerkleRoot(b.TxHashes())
+}
+
+// WitnessMerkleRoot returns the BIP141 witness root: the merkle root of the
+// wtxids with the coinbase's replaced by zero.
+func (b *MsgBlock) WitnessMerkleRoot() Hash {
+	w := b.WitnessHashes()
+	if len(w) == 0 {
+		return Hash{}
+	}
+	hs := make([]Hash, len(w))
+	copy(hs[1:], w[1:])
+	root, _ := CalcMerkleRoot(hs)
+	return root
+}
