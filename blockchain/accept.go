@@ -1,0 +1,288 @@
+package blockchain
+
+import (
+	"errors"
+	"time"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+// ProcessResult says what became of a block given to ProcessBlock.
+type ProcessResult struct {
+	// MainChain is set when the block is on the best chain afterwards.
+	MainChain bool
+	// Orphan is set when the parent is unknown; the block waits in the
+	// orphan pool and OrphanRoot names the block to ask peers for.
+	Orphan     bool
+	OrphanRoot wire.Hash
+	// Duplicate is set when the block was already stored (or already an
+	// orphan); nothing was done.
+	Duplicate bool
+}
+
+// ProcessBlock validates a block from a peer or from submitblock, stores
+// it, and makes the chain with the most work the main chain. A block whose
+// parent is unknown is kept as an orphan (if its proof of work holds) and
+// connected once the parent arrives. Rule failures are *RuleError values;
+// other errors (database failures) are fatal for the node.
+//
+// Anti-DoS: a block is stored only after its header passed proof of work,
+// the difficulty rules and the checkpoints against a known parent, so
+// storing data costs the sender real work at the chain's difficulty.
+func (b *BlockChain) ProcessBlock(block *wire.MsgBlock) (ProcessResult, error) {
+	b.mu.Lock()
+	res, err := b.processBlock(block)
+	b.mu.Unlock()
+	b.deliver()
+	return res, err
+}
+
+func (b *BlockChain) processBlock(block *wire.MsgBlock) (ProcessResult, error) {
+	hash := block.BlockHash()
+	if n := b.index.lookup(&hash); n != nil && n.status&statusDataStored != 0 {
+		return ProcessResult{Duplicate: true, MainChain: b.chain.contains(n)}, nil
+	}
+	if b.orphans.has(&hash) {
+		return ProcessResult{Duplicate: true, Orphan: true, OrphanRoot: b.orphans.root(hash)}, nil
+	}
+	if err := CheckBlockSanity(block, b.params.PowLimit); err != nil {
+		// A failed known header is marked unless the failure may be a
+		// malleated copy of a valid block.
+		if n := b.index.lookup(&hash); n != nil {
+			b.failOnRule(n, err)
+		}
+		return ProcessResult{}, err
+	}
+	if b.index.lookup(&block.Header.PrevBlock) == nil {
+		b.orphans.add(block, hash, b.maxOrphans, time.Now())
+		return ProcessResult{Orphan: true, OrphanRoot: b.orphans.root(hash)}, nil
+	}
+	n, err := b.acceptBlockAndConnect(block, hash)
+	if err != nil {
+		return ProcessResult{}, err
+	}
+	b.processOrphans(hash)
+	return ProcessResult{MainChain: b.chain.contains(n)}, nil
+}
+
+// acceptBlockAndConnect accepts a block whose parent is known and runs the
+// best-chain selection, returning the block's own rule error if it failed
+// to connect.
+func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash) (*blockNode, error) {
+	n, err := b.acceptHeader(&block.Header, hash)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.acceptBlock(n, block); err != nil {
+		return n, err
+	}
+	b.connectErrs = nil
+	if err := b.activateBestChain(); err != nil {
+		return n, err
+	}
+	if err, ok := b.connectErrs[n]; ok {
+		return n, err
+	}
+	if n.status&statusFailedParent != 0 {
+		return n, ruleError(ErrBadPrevBlock, "an ancestor of the block is invalid")
+	}
+	return n, nil
+}
+
+// processOrphans connects orphans waiting for hash, and theirs in turn.
+func (b *BlockChain) processOrphans(hash wire.Hash) {
+	queue := []wire.Hash{hash}
+	for len(queue) > 0 {
+		parent := queue[0]
+		queue = queue[1:]
+		kids := append([]wire.Hash(nil), b.orphans.byPrev[parent]...)
+		for _, h := range kids {
+			ob := b.orphans.byHash[h]
+			b.orphans.remove(h)
+			if ob == nil {
+				continue
+			}
+			if _, err := b.acceptBlockAndConnect(ob.block, h); err != nil {
+				log.Debugf("Orphan block %v rejected: %v", h, err)
+				continue
+			}
+			queue = append(queue, h)
+		}
+	}
+}
+
+// failOnRule marks n failed for a rule error that is not a mutation.
+func (b *BlockChain) failOnRule(n *blockNode, err error) {
+	var re *RuleError
+	if errors.As(err, &re) && !re.IsMutation() && re.Kind != ErrTimeTooNew {
+		b.markInvalid(n)
+	}
+}
+
+// lastCheckpointInIndex returns the highest checkpoint whose block is in
+// the tree, or nil.
+func (b *BlockChain) lastCheckpointInIndex() *blockNode {
+	for i := len(b.checkpoints) - 1; i >= 0; i-- {
+		if n := b.index.lookup(&b.checkpoints[i].Hash); n != nil {
+			return n
+		}
+	}
+	return nil
+}
+
+// acceptHeader checks a header against its parent and adds it to the tree
+// (Core's AcceptBlockHeader). Headers that fail are not stored, so an
+// invalid header costs us nothing beyond checking it.
+func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNode, error) {
+	if n := b.index.lookup(&hash); n != nil {
+		if n.status&statusInvalid != 0 {
+			return n, ruleError(ErrDuplicateInvalid, "block %v is known to be invalid", hash)
+		}
+		return n, nil
+	}
+	if err := CheckProofOfWork(&hash, h.Bits, b.params.PowLimit); err != nil {
+		return nil, err
+	}
+	parent := b.index.lookup(&h.PrevBlock)
+	if parent == nil {
+		return nil, ruleError(ErrPrevBlockNotFound, "parent %v of %v not found", h.PrevBlock, hash)
+	}
+	if parent.status&statusInvalid != 0 {
+		return nil, ruleError(ErrBadPrevBlock, "parent %v of %v is invalid", h.PrevBlock, hash)
+	}
+	height := parent.height + 1
+	for i := range b.checkpoints {
+		if cp := &b.checkpoints[i]; cp.Height == height && cp.Hash != hash {
+			return nil, ruleError(ErrCheckpointMismatch, "block %v at height %d, checkpoint is %v", hash, height, cp.Hash)
+		}
+	}
+	if cp := b.lastCheckpointInIndex(); cp != nil && height < cp.height {
+		return nil, ruleError(ErrForkBeforeCheckpt, "fork at height %d below checkpoint %d", height, cp.height)
+	}
+	ctx := HeaderContext{
+		Height:       height,
+		RequiredBits: nextRequiredBits(b.params, parent, int64(h.Timestamp)),
+		PrevTime:     int64(parent.timestamp),
+		PrevMTP:      parent.medianTimePast(),
+		Now:          b.now(),
+	}
+	if err := CheckHeaderContext(b.params, h, &ctx); err != nil {
+		return nil, err
+	}
+	n := newBlockNode(h, hash, parent)
+	n.status = statusHeaderValid
+	b.index.add(n)
+	return n, nil
+}
+
+// acceptBlock runs the contextual block checks and stores the block's data
+// (Core's AcceptBlock). A block failing a rule is marked invalid unless
+// the failure may be a malleation.
+func (b *BlockChain) acceptBlock(n *blockNode, block *wire.MsgBlock) error {
+	if n.status&statusDataStored != 0 {
+		return nil
+	}
+	if err := CheckBlockContext(b.params, block, n.height, n.parent.medianTimePast()); err != nil {
+		b.failOnRule(n, err)
+		return err
+	}
+	if b.params.IsSignet() {
+		if err := CheckSignetBlockSolution(b.params.SignetChallenge, block); err != nil {
+			b.failOnRule(n, err)
+			return err
+		}
+	}
+	size := block.SerializeSize()
+	bp := wire.GetBuffer(size)
+	raw := block.AppendTo((*bp)[:0], true)
+	loc, err := b.db.WriteBlock(raw, n.height)
+	*bp = raw
+	wire.PutBuffer(bp)
+	if err != nil {
+		return err
+	}
+	n.blockFile, n.blockOffset, n.blockSize = loc.File, loc.Offset, loc.Size
+	n.numTx = uint32(len(block.Transactions))
+	n.seq = b.index.nextSeq
+	b.index.nextSeq++
+	b.index.setStatus(n, statusDataStored, 0)
+	b.index.dirty[n] = struct{}{}
+	b.cacheBlock(n, block)
+	if n.parent.chainTx != 0 {
+		b.linkChain(n)
+	} else {
+		b.index.unlinked[n.parent] = append(b.index.unlinked[n.parent], n)
+	}
+	return nil
+}
+
+// linkChain sets chainTx on n and on stored descendants that were waiting
+// for it, and makes them candidates.
+func (b *BlockChain) linkChain(n *blockNode) {
+	queue := []*blockNode{n}
+	tip := b.chain.tip()
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		x.chainTx = x.parent.chainTx + uint64(x.numTx)
+		if x.status&statusInvalid == 0 && (tip == nil || !better(tip, x)) {
+			b.index.candidates[x] = struct{}{}
+		}
+		queue = append(queue, b.index.unlinked[x]...)
+		delete(b.index.unlinked, x)
+	}
+}
+
+// ProcessHeaders adds a batch of headers, as a peer's "headers" message
+// delivers them, to the header tree. Each header must connect to the
+// previous one (the first to a header we have), pass proof of work, the
+// difficulty and timestamp rules and the checkpoints. It returns the last
+// header's node height and hash.
+//
+// Anti-DoS policy: headers are stored only when they connect to the tree
+// and carry valid proof of work at the difficulty the rules demand for
+// their position, so a peer can make us store headers only at the cost of
+// mining them; forks below the last checkpoint in the tree are refused.
+// The sync manager additionally should not request blocks of a header
+// chain whose work is below MinimumChainWork (see HeaderChainTrusted).
+func (b *BlockChain) ProcessHeaders(headers []wire.BlockHeader) (wire.Hash, int32, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var last *blockNode
+	for i := range headers {
+		h := &headers[i]
+		if i > 0 && h.PrevBlock != last.hash {
+			return lastOf(last), errorHeight(last), ruleError(ErrPrevBlockNotFound, "non-continuous headers sequence")
+		}
+		n, err := b.acceptHeader(h, h.BlockHash())
+		if err != nil {
+			return lastOf(last), errorHeight(last), err
+		}
+		last = n
+	}
+	return lastOf(last), errorHeight(last), nil
+}
+
+func lastOf(n *blockNode) wire.Hash {
+	if n == nil {
+		return wire.Hash{}
+	}
+	return n.hash
+}
+
+func errorHeight(n *blockNode) int32 {
+	if n == nil {
+		return -1
+	}
+	return n.height
+}
+
+// HeaderChainTrusted reports whether the header with the given hash has at
+// least the minimum chain work, so that downloading its blocks is worth
+// it.
+func (b *BlockChain) HeaderChainTrusted(hash *wire.Hash) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.index.lookup(hash)
+	return n != nil && n.workSum.Cmp(b.minWork) >= 0
+}

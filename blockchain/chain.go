@@ -1,0 +1,265 @@
+package blockchain
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/btcnode/btcd/chaincfg"
+	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/txscript"
+	"github.com/btcnode/btcd/wire"
+)
+
+// DefaultMaxOrphans bounds the orphan pool.
+const DefaultMaxOrphans = 100
+
+// Config configures New.
+type Config struct {
+	// Params are the network's consensus parameters.
+	Params *chaincfg.Params
+	// BlockDB stores block data, undo data and the block index.
+	BlockDB *database.BlockDB
+	// ChainState is the on-disk UTXO set and Cache the cache in front of
+	// it; all coin access goes through Cache.
+	ChainState *database.ChainState
+	Cache      *database.UtxoCache
+	// SigCache remembers verified signatures (optional).
+	SigCache *txscript.SigCache
+	// Par is the number of script verification workers; 0 means
+	// GOMAXPROCS, 1 verifies on the calling goroutine.
+	Par int
+	// AssumeValid overrides Params.AssumeValid when AssumeValidSet is
+	// true; a zero hash then disables assume-valid.
+	AssumeValid    wire.Hash
+	AssumeValidSet bool
+	// MinimumChainWork overrides Params.MinimumChainWork when non-nil.
+	MinimumChainWork *Work
+	// Now returns the network-adjusted time in Unix seconds; nil means
+	// the local clock.
+	Now func() int64
+	// MaxOrphans bounds the orphan pool (DefaultMaxOrphans if 0).
+	MaxOrphans int
+	// DisableCheckpoints ignores Params.Checkpoints.
+	DisableCheckpoints bool
+}
+
+// BestState describes the tip. A new value is published after every tip
+// change, so a pointer obtained from BestSnapshot is immutable.
+type BestState struct {
+	Hash        wire.Hash
+	Height      int32
+	Bits        uint32
+	BlockSize   uint64
+	BlockWeight uint64
+	NumTxns     uint64
+	TotalTxns   uint64
+	MedianTime  int64
+	ChainWork   Work
+}
+
+// BlockChain validates blocks and keeps the best chain and its UTXO set.
+// All exported methods are safe for concurrent use.
+type BlockChain struct {
+	params      *chaincfg.Params
+	db          *database.BlockDB
+	cs          *database.ChainState
+	cache       *database.UtxoCache
+	sigCache    *txscript.SigCache
+	now         func() int64
+	maxOrphans  int
+	checkpoints []chaincfg.BlockID
+	minWork     Work
+	assumeValid wire.Hash
+
+	// mu guards the index, the main chain and the orphans.
+	mu      sync.RWMutex
+	index   *blockIndex
+	chain   chainView
+	orphans orphanPool
+	best    atomic.Pointer[BestState]
+	scripts *scriptPool
+	scratch connectScratch
+	recent  map[*blockNode]*wire.MsgBlock
+	// connectErrs records, during one activateBestChain, why blocks
+	// failed to connect, so ProcessBlock can return the block's error.
+	connectErrs map[*blockNode]error
+	// Precious-block state: seq values handed out below zero, and the tip
+	// work when they were.
+	reverseSeq       int32
+	lastPreciousWork Work
+	// noScripts skips script checks; only benchmarks set it, to measure
+	// the share of time spent verifying signatures.
+	noScripts bool
+
+	subMu sync.Mutex
+	subs  []func(*Notification)
+	// pending notifications are delivered after the lock is released.
+	pending []Notification
+}
+
+// New opens the chain: it loads the block index, creates the genesis block
+// on a new database, and restores the tip recorded in the chainstate,
+// connecting any stored blocks with more work.
+func New(cfg *Config) (*BlockChain, error) {
+	if cfg.Params == nil || cfg.BlockDB == nil || cfg.ChainState == nil || cfg.Cache == nil {
+		return nil, errors.New("blockchain: Params, BlockDB, ChainState and Cache are required")
+	}
+	p := cfg.Params
+	b := &BlockChain{
+		params:     p,
+		db:         cfg.BlockDB,
+		cs:         cfg.ChainState,
+		cache:      cfg.Cache,
+		sigCache:   cfg.SigCache,
+		now:        cfg.Now,
+		maxOrphans: cfg.MaxOrphans,
+		index:      newBlockIndex(),
+		reverseSeq: -1,
+	}
+	if b.now == nil {
+		b.now = func() int64 { return time.Now().Unix() }
+	}
+	if b.maxOrphans <= 0 {
+		b.maxOrphans = DefaultMaxOrphans
+	}
+	if !cfg.DisableCheckpoints {
+		b.checkpoints = p.Checkpoints
+	}
+	b.assumeValid = p.AssumeValid
+	if cfg.AssumeValidSet {
+		b.assumeValid = cfg.AssumeValid
+	}
+	if cfg.MinimumChainWork != nil {
+		b.minWork = *cfg.MinimumChainWork
+	} else if p.MinimumChainWork != nil {
+		b.minWork = WorkFromBig(p.MinimumChainWork)
+	}
+	par := cfg.Par
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	b.scripts = newScriptPool(par)
+	b.scripts.sigCache = cfg.SigCache
+	b.orphans.init()
+
+	if err := b.index.load(b.db); err != nil {
+		return nil, err
+	}
+	if err := b.initChain(); err != nil {
+		b.scripts.stop()
+		return nil, err
+	}
+	return b, nil
+}
+
+// initChain creates genesis if needed and sets the tip from the chainstate.
+func (b *BlockChain) initChain() error {
+	p := b.params
+	genesis := b.index.lookup(&p.GenesisHash)
+	if genesis == nil {
+		raw := p.GenesisBlock.Bytes()
+		loc, err := b.db.WriteBlock(raw, 0)
+		if err != nil {
+			return err
+		}
+		genesis = newBlockNode(&p.GenesisBlock.Header, p.GenesisHash, nil)
+		genesis.status = statusHeaderValid | statusDataStored | statusValid
+		genesis.numTx = uint32(len(p.GenesisBlock.Transactions))
+		genesis.chainTx = uint64(genesis.numTx)
+		genesis.blockFile, genesis.blockOffset, genesis.blockSize = loc.File, loc.Offset, loc.Size
+		genesis.seq = 0
+		b.index.add(genesis)
+		b.index.writeDirty(b.db)
+		if err := b.db.Flush(); err != nil {
+			return err
+		}
+	}
+	tip := genesis
+	if best := b.cs.BestBlock(); best.Height >= 0 {
+		tip = b.index.lookup(&best.Hash)
+		if tip == nil {
+			return fmt.Errorf("blockchain: chainstate tip %v is not in the block index: %w", best.Hash, database.ErrCorrupt)
+		}
+	}
+	if hb, ok := b.cs.HeadBlocks(); ok {
+		if err := b.replayBlocks(hb); err != nil {
+			return err
+		}
+		tip = b.index.lookup(&hb.New.Hash)
+	}
+	b.chain.setTip(tip)
+	for _, n := range b.index.nodes {
+		if n.chainTx != 0 && n.status&statusInvalid == 0 && !better(tip, n) {
+			b.index.candidates[n] = struct{}{}
+		}
+	}
+	b.index.candidates[tip] = struct{}{}
+	b.publishTip()
+	// Blocks stored after the last chainstate flush are reconnected here.
+	err := b.activateBestChain()
+	b.deliver()
+	return err
+}
+
+// publishTip refreshes the BestSnapshot after a tip change.
+func (b *BlockChain) publishTip() {
+	tip := b.chain.tip()
+	s := &BestState{
+		Hash:       tip.hash,
+		Height:     tip.height,
+		Bits:       tip.bits,
+		NumTxns:    uint64(tip.numTx),
+		TotalTxns:  tip.chainTx,
+		MedianTime: tip.medianTimePast(),
+		ChainWork:  tip.workSum,
+		BlockSize:  uint64(tip.blockSize),
+	}
+	b.best.Store(s)
+}
+
+// BestSnapshot returns the current tip's state. The value must not be
+// modified.
+func (b *BlockChain) BestSnapshot() *BestState { return b.best.Load() }
+
+// Params returns the chain's parameters.
+func (b *BlockChain) Params() *chaincfg.Params { return b.params }
+
+// Close flushes the block index and the UTXO cache and stops the script
+// workers. The databases stay open; their owner closes them.
+func (b *BlockChain) Close() error {
+	b.mu.Lock()
+	err := b.flush()
+	b.mu.Unlock()
+	b.scripts.stop()
+	return err
+}
+
+// Flush writes the block index and the UTXO cache to disk.
+func (b *BlockChain) Flush() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.flush()
+}
+
+// flush makes block data, undo data and the index durable before the
+// chainstate, which then refers only to stored blocks.
+func (b *BlockChain) flush() error {
+	b.index.writeDirty(b.db)
+	if err := b.db.Flush(); err != nil {
+		return err
+	}
+	tip := b.chain.tip()
+	return b.cache.Flush(tip.hash, tip.height)
+}
+
+// maybeFlush flushes when the cache asks for it.
+func (b *BlockChain) maybeFlush() error {
+	if b.cache.NeedsFlush() {
+		return b.flush()
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package blockchain
+
+import (
+	"fmt"
+)
+
+// ErrorKind names one consensus rule. Its value is the short reject reason
+// Bitcoin Core uses for that rule ("bad-txnmrklroot", "high-hash"), which
+// is also what submitblock answers, so callers can test a failure with
+// errors.Is(err, blockchain.ErrBadMerkleRoot) and report it verbatim.
+type ErrorKind string
+
+// Error returns the reject reason.
+func (k ErrorKind) Error() string { return string(k) }
+
+// Rule kinds, named after Core's reject reasons.
+const (
+	// Header rules.
+	ErrHighHash           = ErrorKind("high-hash")
+	ErrBadDiffBits        = ErrorKind("bad-diffbits")
+	ErrTimeTooOld         = ErrorKind("time-too-old")
+	ErrTimeTooNew         = ErrorKind("time-too-new")
+	ErrTimewarpAttack     = ErrorKind("time-timewarp-attack")
+	ErrBadVersion         = ErrorKind("bad-version")
+	ErrBadPrevBlock       = ErrorKind("bad-prevblk")
+	ErrPrevBlockNotFound  = ErrorKind("prev-blk-not-found")
+	ErrCheckpointMismatch = ErrorKind("checkpoint mismatch")
+	ErrForkBeforeCheckpt  = ErrorKind("bad-fork-prior-to-checkpoint")
+	ErrDuplicate          = ErrorKind("duplicate")
+	ErrDuplicateInvalid   = ErrorKind("duplicate-invalid")
+	ErrTooLittleChainWork = ErrorKind("too-little-chainwork")
+
+	// Block structure rules.
+	ErrBadMerkleRoot        = ErrorKind("bad-txnmrklroot")
+	ErrTxnsDuplicate        = ErrorKind("bad-txns-duplicate")
+	ErrBadBlockLength       = ErrorKind("bad-blk-length")
+	ErrBadBlockWeight       = ErrorKind("bad-blk-weight")
+	ErrBadCoinbaseMissing   = ErrorKind("bad-cb-missing")
+	ErrBadCoinbaseMultiple  = ErrorKind("bad-cb-multiple")
+	ErrBadBlockSigOps       = ErrorKind("bad-blk-sigops")
+	ErrBadWitnessMerkle     = ErrorKind("bad-witness-merkle-match")
+	ErrBadWitnessNonceSize  = ErrorKind("bad-witness-nonce-size")
+	ErrUnexpectedWitness    = ErrorKind("unexpected-witness")
+	ErrBadCoinbaseHeight    = ErrorKind("bad-cb-height")
+	ErrBadCoinbaseAmount    = ErrorKind("bad-cb-amount")
+	ErrBadSignetBlockSig    = ErrorKind("bad-signet-blksig")
+	ErrBadTxnsNonFinal      = ErrorKind("bad-txns-nonfinal")
+	ErrBadTxnsBIP30         = ErrorKind("bad-txns-BIP30")
+	ErrBadTxnsMissingInputs = ErrorKind("bad-txns-inputs-missingorspent")
+	ErrBadTxnsAccumFee      = ErrorKind("bad-txns-accumulated-fee-outofrange")
+
+	// Transaction rules.
+	ErrTxVinEmpty            = ErrorKind("bad-txns-vin-empty")
+	ErrTxVoutEmpty           = ErrorKind("bad-txns-vout-empty")
+	ErrTxOversize            = ErrorKind("bad-txns-oversize")
+	ErrTxVoutNegative        = ErrorKind("bad-txns-vout-negative")
+	ErrTxVoutTooLarge        = ErrorKind("bad-txns-vout-toolarge")
+	ErrTxOutTotalTooLarge    = ErrorKind("bad-txns-txouttotal-toolarge")
+	ErrTxInputsDuplicate     = ErrorKind("bad-txns-inputs-duplicate")
+	ErrTxBadCoinbaseLength   = ErrorKind("bad-cb-length")
+	ErrTxPrevOutNull         = ErrorKind("bad-txns-prevout-null")
+	ErrTxPrematureCoinbase   = ErrorKind("bad-txns-premature-spend-of-coinbase")
+	ErrTxInBelowOut          = ErrorKind("bad-txns-in-belowout")
+	ErrTxInputValuesRange    = ErrorKind("bad-txns-inputvalues-outofrange")
+	ErrTxFeeOutOfRange       = ErrorKind("bad-txns-fee-outofrange")
+	ErrScriptVerifyMandatory = ErrorKind("mandatory-script-verify-flag-failed")
+)
+
+// mutationKinds are the failures Core classes as BLOCK_MUTATED: the bytes
+// we received may not be the block the header commits to (a peer can
+// strip witnesses or duplicate transactions without changing the hash), so
+// the hash must not be marked invalid, or a valid block could be blocked
+// by a malleated copy of it.
+func (k ErrorKind) isMutation() bool {
+	switch k {
+	case ErrBadMerkleRoot, ErrTxnsDuplicate, ErrBadWitnessMerkle,
+		ErrBadWitnessNonceSize, ErrUnexpectedWitness:
+		return true
+	}
+	return false
+}
+
+// RuleError reports a block or transaction that breaks a consensus rule.
+// Reason is Core's reject reason (the kind, sometimes with a detail such as
+// "bad-version(0x00000001)" or "mandatory-script-verify-flag-failed
+// (Signature must be zero for failed CHECK(MULTI)SIG operation)"); Desc is
+// a longer description for logs. errors.Is matches on Kind, and for script
+// failures also on the txscript error underneath.
+type RuleError struct {
+	Kind   ErrorKind
+	Reason string
+	Desc   string
+	Err    error
+}
+
+// Error returns "reason: description".
+func (e *RuleError) Error() string {
+	if e.Desc == "" {
+		return e.Reason
+	}
+	return e.Reason + ": " + e.Desc
+}
+
+// Unwrap exposes the kind, and any underlying error, to errors.Is.
+func (e *RuleError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{e.Kind, e.Err}
+	}
+	return []error{e.Kind}
+}
+
+// IsMutation reports whether the failure may be caused by a malleated copy
+// of a valid block rather than by the block itself (see Core's
+// BLOCK_MUTATED); such a block's hash is not marked invalid.
+func (e *RuleError) IsMutation() bool { return e.Kind.isMutation() }
+
+func ruleError(kind ErrorKind, format string, args ...any) *RuleError {
+	return &RuleError{Kind: kind, Reason: string(kind), Desc: fmt.Sprintf(format, args...)}
+}
+
+// ruleErrorReason is ruleError with a reason that differs from the kind,
+// e.g. a reason with a parenthesised detail as Core appends.
+func ruleErrorReason(kind ErrorKind, reason string, format string, args ...any) *RuleError {
+	return &RuleError{Kind: kind, Reason: reason, Desc: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,9 @@
+package blockchain
+
+import "github.com/btcsuite/btclog"
+
+// log is the package logger; it is silent until UseLogger is called.
+var log = btclog.Disabled
+
+// UseLogger sets the package logger (tag CHAN in the daemon).
+func UseLogger(l btclog.Logger) { log = l }

@@ -1,0 +1,217 @@
+package blockchain
+
+import (
+	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/txscript"
+	"github.com/btcnode/btcd/wire"
+)
+
+// BlockStatus is what the chain knows about a block, for RPCs.
+type BlockStatus struct {
+	Hash       wire.Hash
+	Height     int32
+	Header     wire.BlockHeader
+	ChainWork  Work
+	MainChain  bool
+	HaveData   bool
+	Valid      bool // fully validated (connected once)
+	Invalid    bool // it or an ancestor breaks a rule
+	NumTx      uint32
+	MedianTime int64
+}
+
+// LookupBlock returns what the chain knows about hash.
+func (b *BlockChain) LookupBlock(hash *wire.Hash) (BlockStatus, bool) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.index.lookup(hash)
+	if n == nil {
+		return BlockStatus{}, false
+	}
+	return b.status(n), true
+}
+
+func (b *BlockChain) status(n *blockNode) BlockStatus {
+	return BlockStatus{
+		Hash:       n.hash,
+		Height:     n.height,
+		Header:     n.header(),
+		ChainWork:  n.workSum,
+		MainChain:  b.chain.contains(n),
+		HaveData:   n.status&statusDataStored != 0,
+		Valid:      n.status&statusValid != 0,
+		Invalid:    n.status&statusInvalid != 0,
+		NumTx:      n.numTx,
+		MedianTime: n.medianTimePast(),
+	}
+}
+
+// BlockHashByHeight returns the main-chain block hash at height.
+func (b *BlockChain) BlockHashByHeight(height int32) (wire.Hash, bool) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.chain.nodeByHeight(height)
+	if n == nil {
+		return wire.Hash{}, false
+	}
+	return n.hash, true
+}
+
+// MainChainHasBlock reports whether hash is on the main chain.
+func (b *BlockChain) MainChainHasBlock(hash *wire.Hash) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.chain.contains(b.index.lookup(hash))
+}
+
+// HaveBlock reports whether the block's data is stored or waiting as an
+// orphan.
+func (b *BlockChain) HaveBlock(hash *wire.Hash) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if n := b.index.lookup(hash); n != nil && n.status&statusDataStored != 0 {
+		return true
+	}
+	return b.orphans.has(hash)
+}
+
+// BlockByHash returns a stored block.
+func (b *BlockChain) BlockByHash(hash *wire.Hash) (*wire.MsgBlock, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.index.lookup(hash)
+	if n == nil {
+		return nil, ruleError(ErrPrevBlockNotFound, "block %v not found", hash)
+	}
+	return b.readBlock(n)
+}
+
+// BestHeader returns the hash and height of the valid header with the most
+// work.
+func (b *BlockChain) BestHeader() (wire.Hash, int32) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.index.bestHeader
+	return n.hash, n.height
+}
+
+// BlockLocator returns a locator for the main chain's tip, or for hash if
+// it is known.
+func (b *BlockChain) BlockLocator(hash *wire.Hash) []wire.Hash {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.chain.tip()
+	if hash != nil {
+		if x := b.index.lookup(hash); x != nil {
+			n = x
+		}
+	}
+	return b.chain.locator(n)
+}
+
+// LocateHeaders answers a getheaders request: up to max main-chain headers
+// after the first locator hash on the main chain (or after genesis),
+// stopping at stop.
+func (b *BlockChain) LocateHeaders(locator []wire.Hash, stop *wire.Hash, max int) []wire.BlockHeader {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	start := b.chain.nodeByHeight(0)
+	for i := range locator {
+		if n := b.index.lookup(&locator[i]); n != nil {
+			if f := b.chain.findForkWithChain(n); f != nil {
+				start = f
+				break
+			}
+		}
+	}
+	var out []wire.BlockHeader
+	for n := b.chain.next(start); n != nil && len(out) < max; n = b.chain.next(n) {
+		out = append(out, n.header())
+		if stop != nil && n.hash == *stop {
+			break
+		}
+	}
+	return out
+}
+
+// CalcNextRequiredBits returns the bits a block built on the tip with the
+// given timestamp must carry (for getblocktemplate).
+func (b *BlockChain) CalcNextRequiredBits(timestamp int64) uint32 {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return nextRequiredBits(b.params, b.chain.tip(), timestamp)
+}
+
+// ChainTip describes one tip of the block tree (getchaintips).
+type ChainTip struct {
+	Hash      wire.Hash
+	Height    int32
+	BranchLen int32
+	Status    string // "active", "valid-fork", "valid-headers", "headers-only", "invalid"
+}
+
+// ChainTips lists every leaf of the tree and the active tip.
+func (b *BlockChain) ChainTips() []ChainTip {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	hasChild := make(map[*blockNode]bool, len(b.index.nodes))
+	for _, n := range b.index.nodes {
+		if n.parent != nil {
+			hasChild[n.parent] = true
+		}
+	}
+	var tips []ChainTip
+	for _, n := range b.index.nodes {
+		if hasChild[n] && n != b.chain.tip() {
+			continue
+		}
+		fork := b.chain.findForkWithChain(n)
+		t := ChainTip{Hash: n.hash, Height: n.height, BranchLen: n.height - fork.height}
+		switch {
+		case b.chain.contains(n):
+			t.Status = "active"
+		case n.status&statusInvalid != 0:
+			t.Status = "invalid"
+		case n.status&statusValid != 0:
+			t.Status = "valid-fork"
+		case n.chainTx != 0:
+			t.Status = "valid-headers"
+		default:
+			t.Status = "headers-only"
+		}
+		tips = append(tips, t)
+	}
+	return tips
+}
+
+// FetchUtxo returns the unspent output op from the UTXO set at the tip
+// (ok false if it is spent or never existed).
+func (b *BlockChain) FetchUtxo(op wire.OutPoint) (database.UtxoEntry, bool, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	es, _, err := b.cache.FetchEntries([]wire.OutPoint{op}, nil, nil)
+	if err != nil || es[0].Missing {
+		return database.UtxoEntry{}, false, err
+	}
+	return es[0], true, nil
+}
+
+// MedianTimePast returns the median time past of the main-chain block at
+// height (the tip's if height is beyond it).
+func (b *BlockChain) MedianTimePast(height int32) int64 {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.chain.nodeByHeight(height)
+	if n == nil {
+		n = b.chain.tip()
+	}
+	return n.medianTimePast()
+}
+
+// NextBlockScriptFlags returns the consensus script flags of a block
+// built on the tip (for mempool acceptance and block templates).
+func (b *BlockChain) NextBlockScriptFlags() txscript.ScriptFlags {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return ScriptFlagsFor(b.params, b.chain.height()+1, wire.Hash{})
+}

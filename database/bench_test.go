@@ -1,0 +1,319 @@
+package database
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/btcnode/btcd/wire"
+	"github.com/syndtr/goleveldb/leveldb/util"
+)
+
+// benchOps holds precomputed outpoints so that hashing is not measured.
+var benchOps []wire.OutPoint
+
+// benchOutPoint returns a distinct outpoint for every i: four outputs per
+// pseudo-random txid.
+func benchOutPoint(i int) wire.OutPoint {
+	if i < len(benchOps) {
+		return benchOps[i]
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(i/4))
+	return wire.OutPoint{Hash: sha256.Sum256(b[:]), Index: uint32(i % 4)}
+}
+
+var benchOpsOnce sync.Once
+
+func benchCacheSetup() {
+	benchOpsOnce.Do(func() {
+		ops := make([]wire.OutPoint, 0, 1<<20)
+		for i := range 1 << 20 {
+			ops = append(ops, benchOutPoint(i))
+		}
+		benchOps = ops
+	})
+}
+
+var benchScript = func() []byte {
+	s := append([]byte{opDup, opHash160, 20}, make([]byte, 20)...)
+	return append(s, opEqualVerify, opCheckSig)
+}()
+
+func benchCache(b *testing.B, budget int64) (*ChainState, *UtxoCache) {
+	benchCacheSetup()
+	cs, err := OpenChainState(b.TempDir(), ChainStateOptions{NoSyncOnFlush: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs, NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: budget})
+}
+
+// BenchmarkCacheAdd measures adding new outputs (one op = one output).
+func BenchmarkCacheAdd(b *testing.B) {
+	_, c := benchCache(b, 4<<30)
+	ops := make([]wire.OutPoint, 1<<16)
+	for i := range ops {
+		ops[i] = benchOutPoint(i)
+	}
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		op := ops[i&(len(ops)-1)]
+		op.Index += uint32(i>>16) * 4 // unique outpoints
+		if err := c.AddEntry(&op, &e, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCacheAddSpend measures an output created and spent between
+// flushes (one op = add + spend, returning the entry for undo).
+func BenchmarkCacheAddSpend(b *testing.B) {
+	_, c := benchCache(b, 64<<20)
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	var spent UtxoEntry
+	spent.PkScript = make([]byte, 0, 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		op := benchOutPoint(i)
+		c.AddEntry(&op, &e, false)
+		if ok, err := c.SpendEntry(&op, &spent); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkCacheFetchHit fetches cached outputs in block-sized batches
+// (one op = one outpoint).
+func BenchmarkCacheFetchHit(b *testing.B) {
+	_, c := benchCache(b, 256<<20)
+	const n = 100_000
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	for i := range n {
+		op := benchOutPoint(i)
+		c.AddEntry(&op, &e, false)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	batch := make([]wire.OutPoint, 2000)
+	var dst []UtxoEntry
+	var scripts []byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += len(batch) {
+		b.StopTimer()
+		for i := range batch {
+			batch[i] = benchOutPoint(r.IntN(n))
+		}
+		b.StartTimer()
+		var err error
+		dst, scripts, err = c.FetchEntries(batch, dst, scripts)
+		if err != nil || dst[0].Missing {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCacheFetchMiss fetches outputs that are only in LevelDB (one op =
+// one outpoint read from disk and cached).
+func BenchmarkCacheFetchMiss(b *testing.B) {
+	cs, c := benchCache(b, 256<<20)
+	const n = 300_000
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	for i := range n {
+		op := benchOutPoint(i)
+		c.AddEntry(&op, &e, false)
+	}
+	if err := c.Flush(wire.Hash{1}, 1); err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	batch := make([]wire.OutPoint, 2000)
+	var dst []UtxoEntry
+	var scripts []byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += len(batch) {
+		b.StopTimer()
+		// A new empty cache each batch: every lookup misses.
+		c = NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: 256 << 20})
+		for i := range batch {
+			batch[i] = benchOutPoint(r.IntN(n))
+		}
+		b.StartTimer()
+		var err error
+		dst, scripts, err = c.FetchEntries(batch, dst, scripts)
+		if err != nil || dst[0].Missing {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFlush1M flushes one million dirty entries (heavy: run with
+// -benchtime=1x). Reports flush throughput.
+func BenchmarkFlush1M(b *testing.B) {
+	const n = 1_000_000
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	b.ReportAllocs()
+	var total time.Duration
+	for it := 0; it < b.N; it++ {
+		b.StopTimer()
+		_, c := benchCache(b, 1<<30)
+		for i := range n {
+			op := benchOutPoint(i)
+			c.AddEntry(&op, &e, false)
+		}
+		b.StartTimer()
+		start := time.Now()
+		if err := c.Flush(wire.Hash{1}, 1); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/total.Seconds(), "entries/s")
+}
+
+// BenchmarkCacheHeapVsBudget fills a cache far beyond its budget (flushing
+// when asked) and reports the Go heap it really holds against the budget
+// and against its own accounting.
+func BenchmarkCacheHeapVsBudget(b *testing.B) {
+	const budget = 64 << 20
+	for it := 0; it < b.N; it++ {
+		heap, acct := fillAndMeasure(b, budget, 2_000_000)
+		b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
+		b.ReportMetric(float64(acct)/(1<<20), "accountedMiB")
+		b.ReportMetric(float64(budget)/(1<<20), "budgetMiB")
+	}
+}
+
+// fillAndMeasure adds n outputs (1 in 10 with a long script) to a cache
+// with the given budget, flushing when NeedsFlush, and returns the live
+// heap growth and the cache's own accounting.
+func fillAndMeasure(tb testing.TB, budget int64, n int) (heap, acct int64) {
+	cs, err := OpenChainState(tb.TempDir(), ChainStateOptions{NoSyncOnFlush: true, WriteBuffer: 4 << 20, CacheBytes: 4 << 20})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer cs.Close()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := int64(ms.HeapAlloc)
+	c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: budget})
+	long := make([]byte, 71) // bare multisig-sized
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	el := UtxoEntry{Amount: 1000, PkScript: long, Height: 1}
+	for i := range n {
+		op := benchOutPoint(i)
+		ent := &e
+		if i%10 == 0 {
+			ent = &el
+		}
+		if err := c.AddEntry(&op, ent, false); err != nil {
+			tb.Fatal(err)
+		}
+		if i%1000 == 999 && c.NeedsFlush() {
+			if err := c.Flush(wire.Hash{1}, int32(i)); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	if err := c.Flush(wire.Hash{2}, int32(n)); err != nil {
+		tb.Fatal(err)
+	}
+	// LevelDB's own memtable and caches are not the UTXO cache's: close
+	// the database before measuring.
+	acct = c.Stats().MemUsage
+	cs.Close()
+	c.cs = nil // the closed DB still references its memtable
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	heap = int64(ms.HeapAlloc) - before
+	runtime.KeepAlive(c)
+	return heap, acct
+}
+
+// TestCacheHeapWithinBudget checks that the real heap held by a full cache
+// stays within its budget (plus a small constant).
+func TestCacheHeapWithinBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills 16 MiB")
+	}
+	const budget = 16 << 20
+	heap, acct := fillAndMeasure(t, budget, 400_000)
+	t.Logf("heap %d, accounted %d, budget %d", heap, acct, budget)
+	if acct > budget {
+		t.Errorf("accounted %d over budget %d", acct, budget)
+	}
+	if heap > budget+budget/10+1<<20 {
+		t.Errorf("real heap %d exceeds budget %d by more than 10%%", heap, budget)
+	}
+}
+
+// BenchmarkChainStateCompression compares snappy with no compression for
+// the chainstate: flush time of 500k realistic coins (mixed script types,
+// random amounts), on-disk size after compaction, and random reads.
+func BenchmarkChainStateCompression(b *testing.B) {
+	for _, snappy := range []bool{false, true} {
+		name := "none"
+		if snappy {
+			name = "snappy"
+		}
+		b.Run(name, func(b *testing.B) {
+			for it := 0; it < b.N; it++ {
+				dir := b.TempDir()
+				cs, err := OpenChainState(dir, ChainStateOptions{NoSyncOnFlush: true, Compression: snappy})
+				if err != nil {
+					b.Fatal(err)
+				}
+				c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: 1 << 30})
+				g := newGenerator(1, 500, 0)
+				for range 1000 {
+					blk := g.next()
+					for j, op := range blk.creates {
+						c.AddEntry(&op, &blk.entries[j], false)
+					}
+				}
+				start := time.Now()
+				if err := c.Flush(wire.Hash{1}, 1); err != nil {
+					b.Fatal(err)
+				}
+				cs.db.CompactRange(util.Range{})
+				flush := time.Since(start)
+				var size int64
+				filepath.Walk(filepath.Join(dir, "chainstate"), func(_ string, fi os.FileInfo, _ error) error {
+					if fi != nil && !fi.IsDir() {
+						size += fi.Size()
+					}
+					return nil
+				})
+				ops := make([]wire.OutPoint, 0, 20000)
+				for op := range g.model {
+					if len(ops) == cap(ops) {
+						break
+					}
+					ops = append(ops, op)
+				}
+				c = NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: 1 << 30})
+				rs := time.Now()
+				if _, _, err := c.FetchEntries(ops, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+				read := time.Since(rs)
+				b.ReportMetric(float64(flush.Milliseconds()), "flush+compact-ms")
+				b.ReportMetric(float64(size)/(1<<20), "diskMiB")
+				b.ReportMetric(float64(read.Nanoseconds())/float64(len(ops)), "ns/read")
+				cs.Close()
+			}
+		})
+	}
+}

@@ -1,0 +1,225 @@
+package database
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+
+	"github.com/btcnode/btcd/wire"
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/filter"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/util"
+)
+
+// Key layout of the chainstate LevelDB (dir/chainstate).
+const (
+	prefixCoin    = 'C' // 'C' || txid || VARINT(index) -> AppendCoin value
+	keyBestBlock  = 'B' // best block hash || height (uint32 LE)
+	keyHeadBlocks = 'H' // new hash || new height || old hash || old height
+)
+
+// ChainStateVersion is the chainstate format version.
+const ChainStateVersion = 1
+
+// maxCoinKeyLen is 'C' + 32-byte txid + VARINT of a uint32 (at most 5).
+const maxCoinKeyLen = 1 + 32 + 5
+
+// ChainStateOptions tunes the chainstate LevelDB. Zero values pick defaults
+// chosen for initial sync (see doc.go for the measurements).
+type ChainStateOptions struct {
+	CacheBytes    int  // LevelDB block cache (default 32 MiB)
+	WriteBuffer   int  // memtable size (default 64 MiB)
+	TableSize     int  // compaction table size (default 8 MiB)
+	Compression   bool // snappy; off by default, values are already compact
+	NoSyncOnFlush bool // skip fsync of the final flush batch (tests only)
+}
+
+// ChainState is the on-disk UTXO set. All access to coins goes through a
+// UtxoCache; ChainState itself holds the markers and statistics.
+type ChainState struct {
+	db       *leveldb.DB
+	best     BlockMarker
+	head     *HeadBlocks
+	syncEach bool
+}
+
+// BlockMarker names a block by hash and height.
+type BlockMarker struct {
+	Hash   wire.Hash
+	Height int32
+}
+
+// HeadBlocks is Core's marker of an interrupted multi-batch flush: the
+// database holds a mix of the UTXO sets at Old and at New. To recover, the
+// chain rolls forward from Old to New (adding outputs with overwrite and
+// tolerating already-spent inputs) and flushes at New. If Old is not an
+// ancestor of New, it first disconnects Old's blocks back to the fork
+// using their undo data.
+type HeadBlocks struct {
+	New BlockMarker
+	Old BlockMarker
+}
+
+// OpenChainState opens (creating if needed) the chainstate under
+// dir/chainstate.
+func OpenChainState(dir string, o ChainStateOptions) (*ChainState, error) {
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 32 << 20
+	}
+	if o.WriteBuffer <= 0 {
+		o.WriteBuffer = 64 << 20
+	}
+	if o.TableSize <= 0 {
+		o.TableSize = 8 << 20
+	}
+	comp := opt.NoCompression
+	if o.Compression {
+		comp = opt.SnappyCompression
+	}
+	db, err := openLevel(filepath.Join(dir, "chainstate"), &opt.Options{
+		BlockCacheCapacity:  o.CacheBytes,
+		WriteBuffer:         o.WriteBuffer,
+		CompactionTableSize: o.TableSize,
+		Compression:         comp,
+		// Most reads are of keys present in only one table; a bloom
+		// filter (10 bits/key, as Core uses) skips the others.
+		Filter: filter.NewBloomFilter(10),
+		// Writes arrive in large sorted batches; seek-triggered compaction
+		// would only add work during sync.
+		DisableSeeksCompaction: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	cs := &ChainState{db: db, best: BlockMarker{Height: -1}, syncEach: !o.NoSyncOnFlush}
+	if err := checkVersion(db, ChainStateVersion, "chainstate", false); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := cs.loadMarkers(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return cs, nil
+}
+
+func decodeMarker(b []byte) BlockMarker {
+	return BlockMarker{Hash: wire.Hash(b[:32]), Height: int32(binary.LittleEndian.Uint32(b[32:36]))}
+}
+
+func appendMarker(dst []byte, m BlockMarker) []byte {
+	dst = append(dst, m.Hash[:]...)
+	return binary.LittleEndian.AppendUint32(dst, uint32(m.Height))
+}
+
+func (cs *ChainState) loadMarkers() error {
+	v, err := cs.db.Get([]byte{keyBestBlock}, nil)
+	switch {
+	case err == nil:
+		if len(v) != 36 {
+			return newErr(ErrCorrupt, "best block marker of %d bytes", len(v))
+		}
+		cs.best = decodeMarker(v)
+	case !errors.Is(err, leveldb.ErrNotFound):
+		return levelErr(err, "read best block")
+	}
+	v, err = cs.db.Get([]byte{keyHeadBlocks}, nil)
+	switch {
+	case err == nil:
+		if len(v) != 72 {
+			return newErr(ErrCorrupt, "head blocks marker of %d bytes", len(v))
+		}
+		cs.head = &HeadBlocks{New: decodeMarker(v), Old: decodeMarker(v[36:])}
+		// The best block is what the chain must replay from.
+		cs.best = cs.head.Old
+	case !errors.Is(err, leveldb.ErrNotFound):
+		return levelErr(err, "read head blocks")
+	}
+	return nil
+}
+
+// BestBlock returns the block the stored UTXO set corresponds to (height -1
+// for an empty chainstate). If HeadBlocks reports an interrupted flush, the
+// set is not consistent with any block until the chain replays.
+func (cs *ChainState) BestBlock() BlockMarker { return cs.best }
+
+// HeadBlocks returns the interrupted-flush marker, if any.
+func (cs *ChainState) HeadBlocks() (HeadBlocks, bool) {
+	if cs.head == nil {
+		return HeadBlocks{}, false
+	}
+	return *cs.head, true
+}
+
+// Close closes the database. Flush the cache first.
+func (cs *ChainState) Close() error {
+	if err := cs.db.Close(); err != nil {
+		return levelErr(err, "close chainstate")
+	}
+	return nil
+}
+
+// appendCoinKey appends the chainstate key of an outpoint.
+func appendCoinKey(dst []byte, k *outKey) []byte {
+	dst = append(dst, prefixCoin)
+	dst = append(dst, k[:32]...)
+	return AppendVarInt(dst, uint64(binary.LittleEndian.Uint32(k[32:])))
+}
+
+// UtxoStats summarises the UTXO set like gettxoutsetinfo. Hash is SHA256
+// over key || value of every coin record in key order, using this package's
+// encodings (not Core's hash_serialized, which uses a different layout).
+type UtxoStats struct {
+	Best        BlockMarker
+	Outputs     uint64
+	Txs         uint64 // distinct transactions with unspent outputs
+	TotalAmount int64
+	Hash        [32]byte
+	DiskBytes   int64 // encoded key+value bytes
+}
+
+// Stats scans the whole chainstate. Flush the cache first so that it is
+// up to date.
+func (cs *ChainState) Stats() (UtxoStats, error) {
+	st := UtxoStats{Best: cs.best}
+	h := sha256.New()
+	snap, err := cs.db.GetSnapshot()
+	if err != nil {
+		return st, levelErr(err, "snapshot")
+	}
+	defer snap.Release()
+	it := snap.NewIterator(util.BytesPrefix([]byte{prefixCoin}), nil)
+	defer it.Release()
+	var lastTx [32]byte
+	var scratch []byte
+	for it.Next() {
+		k, v := it.Key(), it.Value()
+		if len(k) < 34 {
+			return st, newErr(ErrCorrupt, "coin key of %d bytes", len(k))
+		}
+		e, buf, n, err := DecodeCoin(v, scratch[:0])
+		scratch = buf
+		if err != nil {
+			return st, err
+		}
+		if n != len(v) {
+			return st, newErr(ErrCorrupt, "trailing bytes in coin value")
+		}
+		if st.Outputs == 0 || [32]byte(k[1:33]) != lastTx {
+			st.Txs++
+			lastTx = [32]byte(k[1:33])
+		}
+		st.Outputs++
+		st.TotalAmount += e.Amount
+		st.DiskBytes += int64(len(k) + len(v))
+		h.Write(k)
+		h.Write(v)
+	}
+	if err := it.Error(); err != nil {
+		return st, levelErr(err, "scan chainstate")
+	}
+	h.Sum(st.Hash[:0])
+	return st, nil
+}

@@ -1,0 +1,312 @@
+package database
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+)
+
+// This file holds the cache's storage: fixed-size entry records in chunked
+// slabs, an open-addressing hash table of slab indices, and a size-classed
+// byte arena for the few scripts too long to store inline. None of these
+// contain pointers per entry, so the garbage collector never scans them,
+// and every byte they hold is counted by memUsage.
+
+// outKey is an outpoint as a fixed-size map key: txid || index (LE).
+type outKey [36]byte
+
+// inlineScript is the longest script stored inside the entry record. It
+// covers P2PKH (25), P2SH (23), P2WPKH (22), P2WSH and P2TR (34) and
+// compressed P2PK (35), i.e. nearly every output; longer scripts live in
+// the arena and the inline bytes hold their arena reference.
+const inlineScript = 35
+
+// Entry flag bits.
+const (
+	flagLive   = 1 << iota // slot holds an entry
+	flagDirty              // differs from the database
+	flagFresh              // the database has no such coin: spending it needs no write
+	flagSpent              // tombstone: spent, the database still has it
+	flagRef                // touched since the clock hand last passed (eviction)
+	flagListed             // already in the dirty list
+	flagCoinbase
+)
+
+// cacheEntry is one cached output, 88 bytes, pointer-free.
+type cacheEntry struct {
+	amount int64
+	key    outKey
+	height int32
+	slen   uint32
+	flags  uint8
+	script [inlineScript]byte
+}
+
+// entrySize is the memory one slab slot costs.
+const entrySize = 88
+
+const (
+	slabShift = 10
+	slabLen   = 1 << slabShift // entries per slab chunk (88 KiB)
+	slabMask  = slabLen - 1
+)
+
+// slabs is the chunked entry store with a free-slot stack.
+type slabs struct {
+	chunks [][]cacheEntry
+	free   []uint32
+}
+
+func (s *slabs) at(i uint32) *cacheEntry {
+	return &s.chunks[i>>slabShift][i&slabMask]
+}
+
+func (s *slabs) capacity() int { return len(s.chunks) * slabLen }
+
+// grow adds one chunk and pushes its slots on the free stack, highest first
+// so that low indices are used first (keeps trimming effective).
+func (s *slabs) grow() {
+	base := uint32(len(s.chunks) * slabLen)
+	s.chunks = append(s.chunks, make([]cacheEntry, slabLen))
+	for i := slabLen - 1; i >= 0; i-- {
+		s.free = append(s.free, base+uint32(i))
+	}
+}
+
+func (s *slabs) memUsage() int64 {
+	return int64(len(s.chunks))*slabLen*entrySize + int64(cap(s.free))*4 + int64(cap(s.chunks))*24
+}
+
+// table maps outKey -> slab index with linear probing over a power-of-two
+// array of uint32 (index+1, 0 = empty). Its memory is exactly 4 bytes per
+// slot, unlike a Go map whose buckets hold the 36-byte key and whose growth
+// doubles its footprint. Hashing is seeded so that ground txids cannot
+// force long probe chains.
+type table struct {
+	slots []uint32
+	mask  uint64
+	count int
+	seed  maphash.Seed
+}
+
+const minTableSize = 1 << 10
+
+func newTable(hint int) table {
+	n := minTableSize
+	for n*3/4 < hint {
+		n <<= 1
+	}
+	return table{slots: make([]uint32, n), mask: uint64(n - 1), seed: maphash.MakeSeed()}
+}
+
+func (t *table) hash(k *outKey) uint64 { return maphash.Bytes(t.seed, k[:]) }
+
+// find returns the slab index of k and its table position.
+func (t *table) find(s *slabs, k *outKey) (idx uint32, pos uint64, ok bool) {
+	pos = t.hash(k) & t.mask
+	for {
+		v := t.slots[pos]
+		if v == 0 {
+			return 0, pos, false
+		}
+		if s.at(v-1).key == *k {
+			return v - 1, pos, true
+		}
+		pos = (pos + 1) & t.mask
+	}
+}
+
+// insertAt stores idx at the empty position pos returned by find.
+func (t *table) insertAt(pos uint64, idx uint32) {
+	t.slots[pos] = idx + 1
+	t.count++
+}
+
+// needsGrow reports whether one more insert would exceed a 3/4 load.
+func (t *table) needsGrow() bool { return (t.count+1)*4 > len(t.slots)*3 }
+
+// grow doubles the table and reinserts every index.
+func (t *table) grow(s *slabs) {
+	old := t.slots
+	t.slots = make([]uint32, 2*len(old))
+	t.mask = uint64(len(t.slots) - 1)
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
+		pos := t.hash(&s.at(v-1).key) & t.mask
+		for t.slots[pos] != 0 {
+			pos = (pos + 1) & t.mask
+		}
+		t.slots[pos] = v
+	}
+}
+
+// deleteAt removes the entry at pos, shifting later members of its probe
+// run back so that no tombstones are needed.
+func (t *table) deleteAt(s *slabs, pos uint64) {
+	t.count--
+	for {
+		t.slots[pos] = 0
+		next := pos
+		for {
+			next = (next + 1) & t.mask
+			v := t.slots[next]
+			if v == 0 {
+				return
+			}
+			home := t.hash(&s.at(v-1).key) & t.mask
+			// Move v into the hole if its home is not in (pos, next].
+			if (next-home)&t.mask >= (next-pos)&t.mask {
+				t.slots[pos] = v
+				pos = next
+				break
+			}
+		}
+	}
+}
+
+// replaceAt points position pos at a new slab index (entry moved).
+func (t *table) replaceAt(pos uint64, idx uint32) { t.slots[pos] = idx + 1 }
+
+func (t *table) memUsage() int64 { return int64(len(t.slots)) * 4 }
+
+// arena stores scripts longer than inlineScript in size-classed blocks cut
+// from 64 KiB chunks. A reference packs chunk number and offset.
+type arena struct {
+	chunks  [][]byte
+	class   []uint8    // size class of each chunk
+	next    []uint32   // bump offset within the newest chunk of each class
+	current []int32    // newest chunk of each class, -1 if none
+	free    [][]uint64 // freed block refs per class
+	used    int64      // bytes in live blocks (for statistics)
+}
+
+const arenaChunk = 64 << 10
+
+// arenaClasses are block sizes, roughly 1.5x apart, up to MaxScriptSize.
+var arenaClasses = [...]uint32{48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
+	1536, 2048, 3072, 4096, 6144, 8192, MaxScriptSize}
+
+func newArena() arena {
+	a := arena{
+		next:    make([]uint32, len(arenaClasses)),
+		current: make([]int32, len(arenaClasses)),
+		free:    make([][]uint64, len(arenaClasses)),
+	}
+	for i := range a.current {
+		a.current[i] = -1
+	}
+	return a
+}
+
+func classOf(n int) int {
+	for i, c := range arenaClasses {
+		if uint32(n) <= c {
+			return i
+		}
+	}
+	return -1
+}
+
+// needsChunk reports whether storing n bytes would allocate a new chunk.
+func (a *arena) needsChunk(n int) bool {
+	c := classOf(n)
+	if len(a.free[c]) > 0 {
+		return false
+	}
+	cur := a.current[c]
+	return cur < 0 || a.next[c]+arenaClasses[c] > arenaChunk
+}
+
+// alloc copies b into a block and returns its reference.
+func (a *arena) alloc(b []byte) uint64 {
+	c := classOf(len(b))
+	var ref uint64
+	if n := len(a.free[c]); n > 0 {
+		ref = a.free[c][n-1]
+		a.free[c] = a.free[c][:n-1]
+	} else {
+		cur := a.current[c]
+		if cur < 0 || a.next[c]+arenaClasses[c] > arenaChunk {
+			a.chunks = append(a.chunks, make([]byte, arenaChunk))
+			a.class = append(a.class, uint8(c))
+			cur = int32(len(a.chunks) - 1)
+			a.current[c] = cur
+			a.next[c] = 0
+		}
+		ref = uint64(cur)<<32 | uint64(a.next[c])
+		a.next[c] += arenaClasses[c]
+	}
+	copy(a.chunks[ref>>32][uint32(ref):], b)
+	a.used += int64(arenaClasses[c])
+	return ref
+}
+
+func (a *arena) bytes(ref uint64, n uint32) []byte {
+	off := uint32(ref)
+	return a.chunks[ref>>32][off : off+n : off+n]
+}
+
+func (a *arena) release(ref uint64) {
+	c := a.class[ref>>32]
+	a.free[c] = append(a.free[c], ref)
+	a.used -= int64(arenaClasses[c])
+}
+
+func (a *arena) memUsage() int64 {
+	n := int64(len(a.chunks)) * arenaChunk
+	for _, f := range a.free {
+		n += int64(cap(f)) * 8
+	}
+	return n + int64(cap(a.chunks))*24 + int64(cap(a.class))
+}
+
+// entryScript returns the script bytes of e (aliasing cache memory).
+func (c *UtxoCache) entryScript(e *cacheEntry) []byte {
+	if e.slen <= inlineScript {
+		return e.script[:e.slen:e.slen]
+	}
+	return c.arena.bytes(binary.LittleEndian.Uint64(e.script[:8]), e.slen)
+}
+
+// setScript stores script in e, releasing any previous arena block.
+func (c *UtxoCache) setScript(e *cacheEntry, script []byte) {
+	c.clearScript(e)
+	e.slen = uint32(len(script))
+	if len(script) <= inlineScript {
+		copy(e.script[:], script)
+		return
+	}
+	binary.LittleEndian.PutUint64(e.script[:8], c.arena.alloc(script))
+}
+
+func (c *UtxoCache) clearScript(e *cacheEntry) {
+	if e.slen > inlineScript {
+		c.arena.release(binary.LittleEndian.Uint64(e.script[:8]))
+	}
+	e.slen = 0
+}
+
+// compareKeys orders outpoints as their chainstate keys sort: txid bytes,
+// then output index (Core's VARINT preserves numeric order).
+func compareKeys(a, b *outKey) int {
+	if c := bytes.Compare(a[:32], b[:32]); c != 0 {
+		return c
+	}
+	x, y := binary.LittleEndian.Uint32(a[32:]), binary.LittleEndian.Uint32(b[32:])
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// sortRec is a flush sort record: the first 8 key bytes as a big-endian
+// integer decide most comparisons without touching the slab.
+type sortRec struct {
+	prefix uint64
+	idx    uint32
+}

@@ -1,0 +1,216 @@
+package database
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+// checkCache compares the cache (+DB behind it) with the model for every
+// model coin and for the given outpoints that must be missing.
+func checkCache(t *testing.T, step int, c *UtxoCache, m model, gone []wire.OutPoint) {
+	t.Helper()
+	ops := make([]wire.OutPoint, 0, len(m)+len(gone))
+	for op := range m {
+		ops = append(ops, op)
+	}
+	ops = append(ops, gone...)
+	got, _, err := c.FetchEntries(ops, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range ops {
+		want, ok := m[op]
+		if !ok {
+			want = UtxoEntry{Missing: true}
+		}
+		if !entriesEqual(got[i], want) {
+			t.Fatalf("step %d: %v = %+v, want %+v", step, op, got[i], want)
+		}
+	}
+}
+
+// TestUtxoCacheModel applies synthetic blocks (creating, spending, spending
+// same-block outputs, sometimes disconnecting the last block with its undo
+// data) through cache and LevelDB with random flushes and a tiny budget,
+// and compares against a plain map after every step.
+func TestUtxoCacheModel(t *testing.T) {
+	dir := t.TempDir()
+	cs, err := OpenChainState(dir, ChainStateOptions{NoSyncOnFlush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 1 << 20
+	c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: budget, MaxBatchBytes: 32 << 10})
+	g := newGenerator(5, 120, 80)
+	r := rand.New(rand.NewPCG(9, 9))
+	type applied struct {
+		b    synthBlock
+		undo []UtxoEntry
+		prev model
+	}
+	var stack []applied
+	var gone []wire.OutPoint
+	steps := 300
+	if testing.Short() {
+		steps = 100
+	}
+	for step := range steps {
+		if len(stack) > 0 && r.IntN(6) == 0 {
+			// Disconnect the tip: remove its outputs, restore what it spent
+			// (in reverse order, as a chain would), using the undo entries.
+			a := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for i := len(a.b.creates) - 1; i >= 0; i-- {
+				op := a.b.creates[i]
+				if _, err := c.SpendEntry(&op, nil); err != nil {
+					t.Fatal(err)
+				}
+				gone = append(gone, op)
+			}
+			for i := len(a.b.spends) - 1; i >= 0; i-- {
+				op := a.b.spends[i]
+				if _, born := a.prev[op]; !born {
+					continue // created and spent in the same block
+				}
+				if err := c.AddEntry(&op, &a.undo[i], true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Rewind the generator's model (its rng keeps going, which is
+			// fine: the next block simply differs).
+			g.model = a.prev
+			g.live = g.live[:0]
+			clear(g.pos)
+			for op := range g.model {
+				g.pos[op] = len(g.live)
+				g.live = append(g.live, op)
+			}
+			g.height--
+		} else {
+			prev := g.model.clone()
+			b := g.next()
+			undo := applyBlock(t, c, &b, false)
+			for i, op := range b.spends {
+				// Undo entries must be the coins as they were.
+				want, ok := prev[op]
+				if !ok {
+					for j, cop := range b.creates {
+						if cop == op {
+							want = b.entries[j]
+						}
+					}
+				}
+				if !entriesEqual(undo[i], want) {
+					t.Fatalf("step %d: undo of %v = %+v, want %+v", step, op, undo[i], want)
+				}
+				gone = append(gone, op)
+			}
+			stack = append(stack, applied{b: b, undo: undo, prev: prev})
+			if len(stack) > 10 {
+				stack = stack[1:]
+			}
+		}
+		if len(gone) > 2000 {
+			gone = gone[len(gone)-2000:]
+		}
+		// Anything "gone" that is live again in the model is checked as live.
+		var missing []wire.OutPoint
+		for _, op := range gone {
+			if _, ok := g.model[op]; !ok {
+				missing = append(missing, op)
+			}
+		}
+		if r.IntN(4) == 0 || c.NeedsFlush() {
+			if err := c.Flush(blockHash(g.height), g.height); err != nil {
+				t.Fatal(err)
+			}
+			st := c.Stats()
+			if st.MemUsage > budget {
+				t.Fatalf("step %d: after flush %d bytes in use, budget %d", step, st.MemUsage, budget)
+			}
+		}
+		checkCache(t, step, c, g.model, missing)
+	}
+	if err := c.Flush(blockHash(g.height), g.height); err != nil {
+		t.Fatal(err)
+	}
+	st := c.Stats()
+	t.Logf("coins %d, cache %+v", len(g.model), st)
+	if st.Evictions == 0 || st.Misses == 0 {
+		t.Errorf("tiny budget should have caused evictions and misses: %+v", st)
+	}
+	compareModels(t, "db after flush", dbContents(t, cs), g.model)
+	stats, err := cs.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, e := range g.model {
+		total += e.Amount
+	}
+	if stats.Outputs != uint64(len(g.model)) || stats.TotalAmount != total || stats.Best.Height != g.height {
+		t.Fatalf("stats %+v, model %d coins %d total", stats, len(g.model), total)
+	}
+	cs.Close()
+
+	// Reopen: best block and contents survive.
+	cs, err = OpenChainState(dir, ChainStateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if best := cs.BestBlock(); best.Height != g.height || best.Hash != blockHash(g.height) {
+		t.Fatalf("best after reopen %+v", best)
+	}
+	c = NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: budget})
+	checkCache(t, -1, c, g.model, nil)
+}
+
+// TestUtxoCacheFreshAndOverwrite checks the flag rules directly.
+func TestUtxoCacheFreshAndOverwrite(t *testing.T) {
+	cs, err := OpenChainState(t.TempDir(), ChainStateOptions{NoSyncOnFlush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	c := NewUtxoCache(cs, UtxoCacheOptions{})
+	op := wire.OutPoint{Hash: wire.Hash{1}, Index: 3}
+	e := UtxoEntry{Amount: 5, PkScript: []byte{0x51}, Height: 7}
+	if err := c.AddEntry(&op, &e, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddEntry(&op, &e, false); err == nil {
+		t.Fatal("overwrite of unspent coin without possibleOverwrite accepted")
+	}
+	// Created and spent between flushes: never written.
+	if ok, _ := c.SpendEntry(&op, nil); !ok {
+		t.Fatal("spend failed")
+	}
+	if ok, _ := c.SpendEntry(&op, nil); ok {
+		t.Fatal("double spend succeeded")
+	}
+	if err := c.Flush(wire.Hash{2}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.FlushedCoins != 0 || st.Entries != 0 {
+		t.Fatalf("fresh spend reached the database: %+v", st)
+	}
+	// Unspendable outputs are not stored.
+	ret := UtxoEntry{Amount: 1, PkScript: []byte{opReturn, 1, 2}}
+	c.AddEntry(&op, &ret, false)
+	if st := c.Stats(); st.Entries != 0 {
+		t.Fatalf("OP_RETURN output stored")
+	}
+	// Flushed coin, spent, re-added (reorg restore), then spent again.
+	c.AddEntry(&op, &e, false)
+	c.Flush(wire.Hash{3}, 2)
+	c.SpendEntry(&op, nil)
+	c.AddEntry(&op, &e, false) // over a tombstone: not fresh
+	c.SpendEntry(&op, nil)
+	c.Flush(wire.Hash{4}, 3)
+	if m := dbContents(t, cs); len(m) != 0 {
+		t.Fatalf("coin resurrected in database: %v", m)
+	}
+}

@@ -1,0 +1,19 @@
+// Package addrmgr owns the node's table of known peer addresses: where
+// they came from (addr/addrv2 relay, DNS seeds, fixed seeds), how they
+// fared (attempts, successes), and which to try next.
+//
+// Addresses live in Bitcoin Core's two bucketed tables. "New" holds
+// addresses heard about but never connected to, in 1024 buckets of 64
+// chosen by the network group (/16 for IPv4, /32 for IPv6) of the address
+// and of the peer that sent it; "tried" holds addresses we connected to, in
+// 256 buckets of 64 chosen by the address's group. Bucket and slot come
+// from hashing with a secret random key kept in peers.json, so an attacker
+// cannot predict which of our entries its addresses would evict and cannot
+// fill the tables from a few network groups: an eclipse attack needs
+// addresses from many groups. Selection favours tried addresses half the
+// time and weighs each entry by its recent failures.
+//
+// The tables are bounded by construction (at most 65536 new and 16384
+// tried entries) and persist to peers.json in the data directory, written
+// atomically.
+package addrmgr

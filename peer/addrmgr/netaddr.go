@@ -1,0 +1,241 @@
+package addrmgr
+
+import (
+	"crypto/sha256"
+	"net/netip"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+// netInternal marks synthetic source addresses such as the fixed seeds;
+// it is not a BIP155 network.
+const netInternal wire.NetworkID = 0xfe
+
+// Group prefixes of addresses that have no real network group.
+const (
+	groupUnroutable = 0
+	groupLocal      = 255
+)
+
+// addrKey identifies an address (network, address bytes, port); it is
+// comparable so it can key maps.
+type addrKey struct {
+	net  wire.NetworkID
+	addr [32]byte
+	port uint16
+}
+
+// addrLen is the address length of the key's network.
+func (k *addrKey) addrLen() int {
+	switch k.net {
+	case wire.NetIPv4:
+		return 4
+	case wire.NetIPv6, wire.NetCJDNS:
+		return 16
+	case wire.NetTorV3, wire.NetI2P:
+		return 32
+	case netInternal:
+		return 16
+	}
+	return 0
+}
+
+// keyOf returns the key of a, with IPv4-mapped IPv6 addresses folded into
+// IPv4 so one host has one entry. ok is false for addresses of unknown
+// networks or the wrong length.
+func keyOf(a *wire.NetAddressV2) (k addrKey, ok bool) {
+	k.net, k.port = a.NetworkID, a.Port
+	if k.addrLen() == 0 || len(a.Addr) != k.addrLen() {
+		return k, false
+	}
+	copy(k.addr[:], a.Addr)
+	if k.net == wire.NetIPv6 {
+		ip := netip.AddrFrom16([16]byte(a.Addr))
+		if ip.Is4In6() {
+			k.net = wire.NetIPv4
+			k.addr = [32]byte{}
+			b := ip.Unmap().As4()
+			copy(k.addr[:], b[:])
+		}
+	}
+	return k, true
+}
+
+// keyFromAddrPort returns the key of an IP address and port.
+func keyFromAddrPort(ap netip.AddrPort) addrKey {
+	var k addrKey
+	ip := ap.Addr().Unmap()
+	k.port = ap.Port()
+	if ip.Is4() {
+		k.net = wire.NetIPv4
+		b := ip.As4()
+		copy(k.addr[:], b[:])
+	} else {
+		k.net = wire.NetIPv6
+		b := ip.As16()
+		copy(k.addr[:], b[:])
+	}
+	return k
+}
+
+// netAddress converts the key back to a wire address.
+func (k *addrKey) netAddress() wire.NetAddressV2 {
+	b := make([]byte, k.addrLen())
+	copy(b, k.addr[:])
+	return wire.NetAddressV2{NetworkID: k.net, Addr: b, Port: k.port}
+}
+
+// ip returns the key's IP for IPv4 and IPv6.
+func (k *addrKey) ip() (netip.Addr, bool) {
+	switch k.net {
+	case wire.NetIPv4:
+		return netip.AddrFrom4([4]byte(k.addr[:4])), true
+	case wire.NetIPv6, wire.NetCJDNS:
+		return netip.AddrFrom16([16]byte(k.addr[:16])), true
+	}
+	return netip.Addr{}, false
+}
+
+// bytes is the serialization hashed for bucketing: network, address,
+// big-endian port.
+func (k *addrKey) bytes() []byte {
+	n := k.addrLen()
+	b := make([]byte, 0, 1+n+2)
+	b = append(b, byte(k.net))
+	b = append(b, k.addr[:n]...)
+	return append(b, byte(k.port>>8), byte(k.port))
+}
+
+// String formats the key as host:port.
+func (k *addrKey) String() string {
+	na := k.netAddress()
+	return na.String()
+}
+
+var (
+	pfx = netip.MustParsePrefix
+	// Ranges that are not globally routable (Bitcoin Core's
+	// CNetAddr::IsRoutable and IsValid).
+	unroutable = []netip.Prefix{
+		pfx("0.0.0.0/8"),       // "this network"
+		pfx("10.0.0.0/8"),      // RFC1918
+		pfx("172.16.0.0/12"),   // RFC1918
+		pfx("192.168.0.0/16"),  // RFC1918
+		pfx("198.18.0.0/15"),   // RFC2544 benchmarking
+		pfx("169.254.0.0/16"),  // RFC3927 link local
+		pfx("100.64.0.0/10"),   // RFC6598 shared address space
+		pfx("192.0.2.0/24"),    // RFC5737 documentation
+		pfx("198.51.100.0/24"), // RFC5737
+		pfx("203.0.113.0/24"),  // RFC5737
+		pfx("224.0.0.0/4"),     // multicast
+		pfx("240.0.0.0/4"),     // reserved, broadcast
+		pfx("2001:db8::/32"),   // RFC3849 documentation
+		pfx("fc00::/7"),        // RFC4193 unique local
+		pfx("fe80::/64"),       // RFC4862 link local
+		pfx("2001:10::/28"),    // RFC4843 ORCHID
+		pfx("2001:20::/28"),    // RFC7343 ORCHIDv2
+		pfx("ff00::/8"),        // multicast
+	}
+	rfc6052   = pfx("64:ff9b::/96")  // NAT64 well-known prefix
+	rfc3964   = pfx("2002::/16")     // 6to4
+	rfc4380   = pfx("2001::/32")     // Teredo
+	heNet     = pfx("2001:470::/32") // Hurricane Electric, one huge operator
+	rfc6145   = pfx("::ffff:0:0:0/96")
+	rfc4291v4 = pfx("::/96") // IPv4-compatible, deprecated
+)
+
+// isRoutable reports whether the address is worth storing and relaying.
+func isRoutable(k *addrKey) bool {
+	switch k.net {
+	case wire.NetTorV3, wire.NetI2P:
+		return true
+	case wire.NetCJDNS:
+		return k.addr[0] == 0xfc
+	case wire.NetIPv4, wire.NetIPv6:
+	default:
+		return false
+	}
+	if k.port == 0 {
+		return false
+	}
+	ip, _ := k.ip()
+	return isRoutableIP(ip)
+}
+
+// isRoutableIP reports whether ip is a globally routable address.
+func isRoutableIP(ip netip.Addr) bool {
+	if !ip.IsValid() || ip.IsUnspecified() || ip.IsLoopback() {
+		return false
+	}
+	for _, p := range unroutable {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// group returns the network group of k: addresses in one group are
+// assumed to be under one operator's control, so the tables limit how many
+// of them we keep and connect to.
+func group(k *addrKey) []byte {
+	switch k.net {
+	case wire.NetTorV3, wire.NetI2P:
+		// Keys are random, so only 4 bits are used: this limits an
+		// attacker to a sixteenth of the buckets for these networks.
+		return []byte{byte(k.net), k.addr[0] | 0x0f}
+	case wire.NetCJDNS:
+		// The first byte is always 0xfc; the random bits follow.
+		return []byte{byte(k.net), k.addr[0], k.addr[1] | 0x0f}
+	case netInternal:
+		return append([]byte{byte(k.net)}, k.addr[:16]...)
+	}
+	ip, ok := k.ip()
+	if !ok {
+		return []byte{groupUnroutable}
+	}
+	if ip.IsLoopback() {
+		return []byte{groupLocal}
+	}
+	if !isRoutableIP(ip) {
+		return []byte{groupUnroutable}
+	}
+	if ip.Is4() {
+		b := ip.As4()
+		return []byte{byte(wire.NetIPv4), b[0], b[1]}
+	}
+	b := ip.As16()
+	// IPv6 addresses that embed an IPv4 address are grouped by it, or an
+	// attacker with one IPv4 /16 could appear as many IPv6 groups.
+	switch {
+	case rfc6145.Contains(ip), rfc6052.Contains(ip), rfc4291v4.Contains(ip):
+		return []byte{byte(wire.NetIPv4), b[12], b[13]}
+	case rfc3964.Contains(ip):
+		return []byte{byte(wire.NetIPv4), b[2], b[3]}
+	case rfc4380.Contains(ip):
+		return []byte{byte(wire.NetIPv4), b[12] ^ 0xff, b[13] ^ 0xff}
+	case heNet.Contains(ip):
+		// Hurricane Electric hands out /36s within one /32.
+		return []byte{byte(wire.NetIPv6), b[0], b[1], b[2], b[3], b[4] & 0xf0}
+	}
+	return []byte{byte(wire.NetIPv6), b[0], b[1], b[2], b[3]}
+}
+
+// GroupKey returns the network group of an address as a string, for
+// callers that keep at most one outbound connection per group.
+func GroupKey(a *wire.NetAddressV2) string {
+	k, ok := keyOf(a)
+	if !ok {
+		return ""
+	}
+	return string(group(&k))
+}
+
+// internalKey returns a synthetic source address for name (for example
+// the fixed seeds), in a group of its own.
+func internalKey(name string) addrKey {
+	h := sha256.Sum256([]byte(name))
+	k := addrKey{net: netInternal}
+	copy(k.addr[:16], h[:16])
+	return k
+}

@@ -1,0 +1,185 @@
+package addrmgr
+
+import (
+	"context"
+	"fmt"
+	mrand "math/rand/v2"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+// DNSSeed is a DNS seed; HasFiltering means it answers
+// "x<services in hex>.<host>" with nodes offering those services. It has
+// the same fields as chaincfg.DNSSeed, so one converts to the other.
+type DNSSeed struct {
+	Host         string
+	HasFiltering bool
+}
+
+// seedServices are the services asked of filtering seeds and assumed for
+// their answers (Core asks "x9.": NODE_NETWORK | NODE_WITNESS).
+const seedServices = wire.SFNodeNetwork | wire.SFNodeWitness
+
+// maxSeedResults bounds what one seed may add.
+const maxSeedResults = 256
+
+// SeedFromDNS queries the seeds in parallel and adds what they return,
+// with timestamps three to seven days old as Core gives them, so they rank
+// below addresses seen in relay. Each seed's answers are bucketed with the
+// first of them as source, so one seed fills a limited part of the new
+// table. It returns the number of addresses added.
+func (m *Manager) SeedFromDNS(ctx context.Context, seeds []DNSSeed, port uint16) int {
+	lookup := m.cfg.Lookup
+	if lookup == nil {
+		lookup = func(host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	for _, s := range seeds {
+		host := s.Host
+		if s.HasFiltering {
+			host = fmt.Sprintf("x%x.%s", uint64(seedServices), host)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ips, err := lookup(host)
+			if err != nil {
+				log.Debugf("DNS seed %s: %v", host, err)
+				return
+			}
+			if ctx.Err() != nil || len(ips) == 0 {
+				return
+			}
+			if len(ips) > maxSeedResults {
+				ips = ips[:maxSeedResults]
+			}
+			now := m.cfg.Now()
+			addrs := make([]wire.NetAddressV2, 0, len(ips))
+			for _, ip := range ips {
+				age := 3*24*time.Hour + time.Duration(mrand.Int64N(int64(4*24*time.Hour)))
+				na := wire.NetAddressV2FromNetAddress(wire.NetAddress{
+					Timestamp: uint32(now.Add(-age).Unix()), Services: seedServices,
+					Addr: ip.Unmap(), Port: port})
+				addrs = append(addrs, na)
+			}
+			n := m.AddAddresses(addrs, addrs[0], 0)
+			log.Infof("%d addresses from DNS seed %s", n, host)
+			mu.Lock()
+			total += n
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return total
+}
+
+// AddFixedSeeds adds hard-coded seed addresses, used when DNS seeding
+// fails or is disabled, with timestamps one to two weeks old as Core gives
+// them. They share one synthetic source, so they cannot crowd out relayed
+// addresses.
+func (m *Manager) AddFixedSeeds(seeds []netip.AddrPort) int {
+	now := m.cfg.Now()
+	addrs := make([]wire.NetAddressV2, 0, len(seeds))
+	for _, ap := range seeds {
+		age := 7*24*time.Hour + time.Duration(mrand.Int64N(int64(7*24*time.Hour)))
+		addrs = append(addrs, wire.NetAddressV2FromNetAddress(wire.NewNetAddress(ap, seedServices, uint32(now.Add(-age).Unix()))))
+	}
+	src := internalKey("fixed seeds")
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for i := range addrs {
+		if m.addSingle(&addrs[i], &src, 0) {
+			n++
+		}
+	}
+	return n
+}
+
+// FixedSeeds returns the hard-coded seed addresses of a network.
+//
+// TODO(seeds): the lists are empty. Bitcoin Core's chainparamsseeds.h is
+// generated from crawler data and was not available to transcribe from an
+// authoritative source; mainnet nodes rely on DNS seeds (and --addpeer)
+// until a list is added here.
+func FixedSeeds(net wire.BitcoinNet) []netip.AddrPort {
+	switch net {
+	case wire.MainNet, wire.TestNet3, wire.TestNet4, wire.SigNet:
+		return nil
+	}
+	return nil
+}
+
+// Local address scores: an address given with --externalip beats one we
+// learned from peers.
+const (
+	LocalScoreManual = 4
+	LocalScorePeer   = 1
+)
+
+// AddLocalAddress records an address of ours to advertise (--externalip,
+// or one peers report seeing). Unroutable addresses are ignored. A higher
+// score wins over a lower one for the same address.
+func (m *Manager) AddLocalAddress(ap netip.AddrPort, score int) bool {
+	k := keyFromAddrPort(ap)
+	if !isRoutable(&k) {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.locals[k]; !ok || score > old {
+		m.locals[k] = score
+	}
+	return true
+}
+
+// BestLocalAddress returns the local address to advertise to a peer at
+// remote: the best-scored one of the same network, else the best IPv4 one
+// (which every IPv6 host can also reach through a relay).
+func (m *Manager) BestLocalAddress(remote wire.NetAddressV2) (wire.NetAddressV2, bool) {
+	rk, _ := keyOf(&remote)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var best addrKey
+	bestRank := -1
+	for k, score := range m.locals {
+		rank := score * 2
+		if k.net == rk.net {
+			rank++
+		} else if k.net != wire.NetIPv4 {
+			continue
+		}
+		if rank > bestRank || (rank == bestRank && keyLess(&k, &best)) {
+			best, bestRank = k, rank
+		}
+	}
+	if bestRank < 0 {
+		return wire.NetAddressV2{}, false
+	}
+	na := best.netAddress()
+	na.Timestamp = uint32(m.cfg.Now().Unix())
+	return na, true
+}
+
+// keyLess orders keys so ties are broken the same way every time.
+func keyLess(a, b *addrKey) bool {
+	if a.net != b.net {
+		return a.net < b.net
+	}
+	if a.addr != b.addr {
+		for i := range a.addr {
+			if a.addr[i] != b.addr[i] {
+				return a.addr[i] < b.addr[i]
+			}
+		}
+	}
+	return a.port < b.port
+}

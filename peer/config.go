@@ -1,0 +1,302 @@
+package peer
+
+import (
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/btcnode/btcd/peer/banmgr"
+	"github.com/btcnode/btcd/wire"
+	"github.com/btcsuite/btclog"
+)
+
+// Protocol and policy defaults; the Bitcoin Core constant each mirrors is
+// named where there is one.
+const (
+	// DefaultMinProtocolVersion is the oldest peer version accepted. Core
+	// accepts 31800, but a peer without the BIP37 relay flag (70001) could
+	// not tell us whether it wants transactions, and btcd uses the same
+	// floor.
+	DefaultMinProtocolVersion uint32 = wire.BIP0037Version
+	// DefaultHandshakeTimeout bounds version/verack (Core's 60 s).
+	DefaultHandshakeTimeout = 60 * time.Second
+	// DefaultIdleTimeout disconnects a peer that sends nothing (Core's
+	// TIMEOUT_INTERVAL, 20 minutes).
+	DefaultIdleTimeout = 20 * time.Minute
+	// DefaultPingInterval is how often a ping is sent (Core's
+	// PING_INTERVAL).
+	DefaultPingInterval = 2 * time.Minute
+	// DefaultPingTimeout disconnects a peer that leaves a ping unanswered
+	// (Core's TIMEOUT_INTERVAL).
+	DefaultPingTimeout = 20 * time.Minute
+	// DefaultWriteTimeout disconnects a peer that stops reading while we
+	// have something to send.
+	DefaultWriteTimeout = 2 * time.Minute
+	// DefaultSendBufferSize is the soft limit on queued bytes:
+	// QueueMessageWait blocks above it, which pauses that peer's reading
+	// the way Core pauses a peer whose send buffer is full.
+	DefaultSendBufferSize = 5_000_000
+	// DefaultMaxQueuedBytes is the hard limit; a peer whose queue would
+	// exceed it is disconnected. It leaves room for the soft limit plus a
+	// maximal block plus announcements.
+	DefaultMaxQueuedBytes = 12_000_000
+	// DefaultBanThreshold is the misbehaviour score that bans a peer.
+	DefaultBanThreshold = 100
+	// DefaultInboundTrickle and DefaultOutboundTrickle are the mean
+	// intervals between transaction announcements (Core's
+	// INBOUND_INVENTORY_BROADCAST_INTERVAL and
+	// OUTBOUND_INVENTORY_BROADCAST_INTERVAL); the actual delays are
+	// exponentially distributed so the timing leaks less about where a
+	// transaction came from.
+	DefaultInboundTrickle  = 5 * time.Second
+	DefaultOutboundTrickle = 2 * time.Second
+	// MaxInvPerTrickle caps one trickled announcement (Core's
+	// INVENTORY_BROADCAST_MAX).
+	MaxInvPerTrickle = 1000
+	// maxPendingInv bounds transactions waiting to be announced; beyond
+	// it announcements are dropped (the peer can still ask via mempool or
+	// see them in blocks).
+	maxPendingInv = 50000
+	// maxKnownInv is how many announced or received inventory hashes a
+	// peer remembers, so they are not announced back to it.
+	maxKnownInv = 4096
+	// Address rate limiting (Core's MAX_ADDR_RATE_PER_SECOND and
+	// MAX_ADDR_PROCESSING_TOKEN_BUCKET).
+	addrRatePerSecond  = 0.1
+	addrTokenBucketMax = wire.MaxAddrPerMsg
+	// maxMoney bounds a feefilter value (Core's MAX_MONEY).
+	maxMoney = 21_000_000 * 100_000_000
+)
+
+// Misbehaviour penalties the peer applies itself. The caller scores
+// invalid blocks, headers and transactions and unrequested data through
+// Misbehaving. These framing and protocol penalties are below the default
+// threshold, as Bitcoin Core only disconnects for them, so one broken
+// message drops the connection without banning; repeated offenders
+// accumulate no score across connections, but a peer that also sends
+// invalid data reaches the threshold sooner.
+const (
+	PenaltyBadChecksum     = 10
+	PenaltyWrongNetwork    = 10
+	PenaltyOversized       = 20
+	PenaltyMalformed       = 10
+	PenaltyBeforeVersion   = 10
+	PenaltyDuplicateVer    = 1
+	PenaltyLateNegotiation = 10 // wtxidrelay or sendaddrv2 after verack
+	PenaltyProtocol        = 10 // other protocol violations
+)
+
+// Services returns the service flags a node advertises: Bitcoin Core sets
+// NODE_NETWORK_LIMITED and NODE_WITNESS always, NODE_NETWORK unless
+// pruned, and NODE_COMPACT_FILTERS when it serves BIP157 filters.
+func Services(pruned, compactFilters bool) wire.ServiceFlag {
+	s := wire.SFNodeNetworkLimited | wire.SFNodeWitness
+	if !pruned {
+		s |= wire.SFNodeNetwork
+	}
+	if compactFilters {
+		s |= wire.SFNodeCompactFilters
+	}
+	return s
+}
+
+// UserAgent formats a BIP14 user agent, "/name:version(comments)/".
+// Characters BIP14 reserves are removed from each part.
+func UserAgent(name, version string, comments ...string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if strings.ContainsRune("/:()", r) || r < 0x20 || r > 0x7e {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	var sb strings.Builder
+	sb.WriteString("/" + clean(name) + ":" + clean(version))
+	if len(comments) > 0 {
+		sb.WriteByte('(')
+		for i, c := range comments {
+			if i > 0 {
+				sb.WriteString("; ")
+			}
+			sb.WriteString(clean(c))
+		}
+		sb.WriteByte(')')
+	}
+	sb.WriteByte('/')
+	ua := sb.String()
+	if len(ua) > wire.MaxUserAgentLen {
+		ua = ua[:wire.MaxUserAgentLen]
+	}
+	return ua
+}
+
+// MessageListeners are the callbacks the server and sync manager use. They
+// run on the peer's reader goroutine, one at a time per peer; a nil
+// callback means the message is ignored. Messages are not reused after the
+// callback returns, so a listener may keep them.
+type MessageListeners struct {
+	// OnVersion sees the remote version before we accept it; a non-nil
+	// error rejects the peer (for example a banned address or a network
+	// group we are already connected to).
+	OnVersion func(p *Peer, msg *wire.MsgVersion) error
+	// OnVerAck is called once the handshake is complete in both
+	// directions; the server adds the peer here.
+	OnVerAck func(p *Peer)
+
+	OnHeaders      func(p *Peer, msg *wire.MsgHeaders)
+	OnBlock        func(p *Peer, msg *wire.MsgBlock)
+	OnTx           func(p *Peer, msg *wire.MsgTx)
+	OnInv          func(p *Peer, msg *wire.MsgInv)
+	OnGetData      func(p *Peer, msg *wire.MsgGetData)
+	OnNotFound     func(p *Peer, msg *wire.MsgNotFound)
+	OnGetHeaders   func(p *Peer, msg *wire.MsgGetHeaders)
+	OnGetBlocks    func(p *Peer, msg *wire.MsgGetBlocks)
+	OnMemPool      func(p *Peer, msg *wire.MsgMemPool)
+	OnSendHeaders  func(p *Peer, msg *wire.MsgSendHeaders)
+	OnFeeFilter    func(p *Peer, msg *wire.MsgFeeFilter)
+	OnSendCmpct    func(p *Peer, msg *wire.MsgSendCmpct)
+	OnCmpctBlock   func(p *Peer, msg *wire.MsgCmpctBlock)
+	OnGetBlockTxn  func(p *Peer, msg *wire.MsgGetBlockTxn)
+	OnBlockTxn     func(p *Peer, msg *wire.MsgBlockTxn)
+	OnGetCFilters  func(p *Peer, msg *wire.MsgGetCFilters)
+	OnGetCFHeaders func(p *Peer, msg *wire.MsgGetCFHeaders)
+	OnGetCFCheckpt func(p *Peer, msg *wire.MsgGetCFCheckpt)
+	OnCFilter      func(p *Peer, msg *wire.MsgCFilter)
+	OnCFHeaders    func(p *Peer, msg *wire.MsgCFHeaders)
+	OnCFCheckpt    func(p *Peer, msg *wire.MsgCFCheckpt)
+	OnReject       func(p *Peer, msg *wire.MsgReject)
+	// OnAddr and OnAddrV2 receive only the addresses left after rate
+	// limiting (the message's list is trimmed in place).
+	OnAddr   func(p *Peer, msg *wire.MsgAddr)
+	OnAddrV2 func(p *Peer, msg *wire.MsgAddrV2)
+	// OnGetAddr is called at most once per connection and only for
+	// inbound peers; Core ignores getaddr from outbound peers so they
+	// cannot fingerprint us.
+	OnGetAddr func(p *Peer)
+	// OnPong is told the measured round trip of each answered ping.
+	OnPong func(p *Peer, rtt time.Duration)
+
+	// OnRead and OnWrite observe every message read or written (after
+	// the handshake too); err is non-nil for a read that failed. They are
+	// for tests and tracing.
+	OnRead  func(p *Peer, n int, msg wire.Message, err error)
+	OnWrite func(p *Peer, n int, cmd string, err error)
+}
+
+// Config is the configuration of a peer. The server usually builds one
+// per connection from a shared template; the peer copies it.
+type Config struct {
+	// Net is the network magic.
+	Net wire.BitcoinNet
+	// ProtocolVersion is the version we announce; zero means
+	// wire.ProtocolVersion.
+	ProtocolVersion uint32
+	// Services are the services we announce (see Services).
+	Services wire.ServiceFlag
+	// UserAgent is our BIP14 user agent (see UserAgent).
+	UserAgent string
+	// BestHeight returns our chain height for the version message; nil
+	// means 0.
+	BestHeight func() int32
+	// DisableRelayTx announces that we do not want transactions
+	// (--blocksonly); a peer that sends them anyway is disconnected.
+	DisableRelayTx bool
+	// MinProtocolVersion is the oldest version accepted; zero means
+	// DefaultMinProtocolVersion.
+	MinProtocolVersion uint32
+	// RequiredServices must all be offered by outbound peers (the server
+	// asks SFNodeNetwork|SFNodeWitness of full-sync peers); inbound peers
+	// are not checked.
+	RequiredServices wire.ServiceFlag
+
+	// SendHeaders sends sendheaders after verack (BIP130) to peers that
+	// support it.
+	SendHeaders bool
+	// SendCmpct, when set, is sent after verack to peers that support
+	// compact blocks (BIP152).
+	SendCmpct *wire.MsgSendCmpct
+	// FeeFilter, when set and transactions are relayed, returns the
+	// feefilter value (satoshis per kvB) sent after verack (BIP133).
+	FeeFilter func() int64
+
+	// Listeners receive the messages.
+	Listeners MessageListeners
+
+	// Bans is where misbehaving peers are banned and where whitelisted
+	// ranges are looked up; nil disconnects at the threshold without
+	// banning.
+	Bans *banmgr.Manager
+	// BanThreshold is the score that disconnects and bans; zero means
+	// DefaultBanThreshold.
+	BanThreshold uint32
+
+	// Nonces records our version nonces for self-connection detection and
+	// must be shared by all peers of one node; nil means a package-wide
+	// set.
+	Nonces *NonceSet
+
+	// Timeouts and limits; zero means the default of the same name.
+	HandshakeTimeout time.Duration
+	IdleTimeout      time.Duration
+	PingInterval     time.Duration
+	PingTimeout      time.Duration
+	WriteTimeout     time.Duration
+	SendBufferSize   int
+	MaxQueuedBytes   int
+	// TrickleInterval overrides the mean announcement interval (both
+	// directions); zero means the Core defaults.
+	TrickleInterval time.Duration
+
+	// Log is the peer's logger; nil means the package logger.
+	Log btclog.Logger
+}
+
+func (c *Config) applyDefaults(inbound bool) {
+	if c.ProtocolVersion == 0 {
+		c.ProtocolVersion = wire.ProtocolVersion
+	}
+	if c.MinProtocolVersion == 0 {
+		c.MinProtocolVersion = DefaultMinProtocolVersion
+	}
+	if c.BanThreshold == 0 {
+		c.BanThreshold = DefaultBanThreshold
+	}
+	if c.Nonces == nil {
+		c.Nonces = defaultNonces
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.HandshakeTimeout, DefaultHandshakeTimeout)
+	def(&c.IdleTimeout, DefaultIdleTimeout)
+	def(&c.PingInterval, DefaultPingInterval)
+	def(&c.PingTimeout, DefaultPingTimeout)
+	def(&c.WriteTimeout, DefaultWriteTimeout)
+	if inbound {
+		def(&c.TrickleInterval, DefaultInboundTrickle)
+	} else {
+		def(&c.TrickleInterval, DefaultOutboundTrickle)
+	}
+	if c.SendBufferSize <= 0 {
+		c.SendBufferSize = DefaultSendBufferSize
+	}
+	if c.MaxQueuedBytes <= 0 {
+		c.MaxQueuedBytes = DefaultMaxQueuedBytes
+	}
+	if c.Log == nil {
+		c.Log = log
+	}
+}
+
+var log = btclog.Disabled
+
+// UseLogger sets the package logger.
+func UseLogger(l btclog.Logger) { log = l }
+
+// isWhitelisted reports whether ip is exempt from bans.
+func (c *Config) isWhitelisted(ip netip.Addr) bool {
+	return c.Bans != nil && ip.IsValid() && c.Bans.IsWhitelisted(ip)
+}

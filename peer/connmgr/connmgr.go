@@ -1,0 +1,497 @@
+package connmgr
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults follow Bitcoin Core and btcd.
+const (
+	// DefaultTargetOutbound is the number of automatic full-relay outbound
+	// connections (Core's MAX_OUTBOUND_FULL_RELAY_CONNECTIONS).
+	DefaultTargetOutbound = 8
+	// DefaultMaxPeers is the default total connection limit.
+	DefaultMaxPeers = 125
+	// DefaultRetryBase is the first retry delay of a persistent peer.
+	DefaultRetryBase = 5 * time.Second
+	// DefaultMaxRetry caps the exponential back-off.
+	DefaultMaxRetry = 5 * time.Minute
+	// stableConnection is how long a persistent connection must last for
+	// its back-off to start over.
+	stableConnection = time.Minute
+	// autoInterval paces automatic outbound attempts so an address manager
+	// full of dead addresses does not make the node spin.
+	autoInterval = 500 * time.Millisecond
+)
+
+// ConnState is the state of a connection request.
+type ConnState int32
+
+// Connection request states.
+const (
+	ConnPending ConnState = iota
+	ConnEstablished
+	ConnFailed
+	ConnWaiting // waiting to retry
+	ConnRemoved
+)
+
+// ConnReq is one outbound connection the manager maintains.
+type ConnReq struct {
+	// ID identifies the request to Remove.
+	ID uint64
+	// Addr is the host:port dialed.
+	Addr string
+	// Permanent requests (--connect, --addpeer) are retried forever;
+	// automatic ones are replaced by another address when they end.
+	Permanent bool
+
+	state     atomic.Int32
+	group     string // network group of an automatic request
+	retries   int
+	connected time.Time
+	timer     *time.Timer
+}
+
+// State returns the request's current state.
+func (c *ConnReq) State() ConnState { return ConnState(c.state.Load()) }
+
+// Config configures a Manager.
+type Config struct {
+	// Listeners accept inbound connections; they are closed by Stop.
+	Listeners []net.Listener
+	// OnAccept receives each inbound connection accepted within the
+	// inbound limit. Closing the conn frees its slot.
+	OnAccept func(conn net.Conn)
+	// OnConnection receives each established outbound connection.
+	// Closing the conn frees its slot (and schedules a retry when the
+	// request is permanent).
+	OnConnection func(req *ConnReq, conn net.Conn)
+	// OnDisconnection is told when an outbound connection's conn closes.
+	OnDisconnection func(req *ConnReq)
+	// IsBanned rejects inbound connections and automatic outbound
+	// addresses; nil bans nothing.
+	IsBanned func(addr netip.Addr) bool
+	// GetNewAddress returns a candidate for an automatic outbound
+	// connection; nil disables automatic connections (--connect).
+	GetNewAddress func() (string, error)
+	// OutboundGroup returns the network group of a host:port (see
+	// addrmgr.GroupKey); when set, automatic connections go to at most one
+	// address per group, as Core does, so one operator cannot hold
+	// several of our outbound slots.
+	OutboundGroup func(addr string) string
+	// Dial connects; nil means a direct TCP dial with a 30 s timeout.
+	Dial DialFunc
+	// TargetOutbound is the number of automatic outbound connections;
+	// zero means DefaultTargetOutbound.
+	TargetOutbound int
+	// MaxPeers caps inbound plus outbound connections; inbound
+	// connections get what the outbound target leaves. Zero means
+	// DefaultMaxPeers.
+	MaxPeers int
+	// RetryBase and MaxRetry shape the back-off of permanent requests;
+	// zero means the defaults.
+	RetryBase, MaxRetry time.Duration
+}
+
+// Manager maintains outbound connections and accepts inbound ones. It is
+// safe for concurrent use.
+type Manager struct {
+	cfg    Config
+	nextID atomic.Uint64
+	// ctx is cancelled by Stop to abort dials in progress.
+	ctx    context.Context
+	cancel context.CancelFunc
+	quit   chan struct{}
+	wake   chan struct{}
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	reqs     map[uint64]*ConnReq
+	auto     int // automatic requests pending or established
+	inbound  int
+	started  bool
+	stopped  bool
+	stopOnce sync.Once
+}
+
+// New returns a Manager; call Start to begin.
+func New(cfg Config) *Manager {
+	if cfg.TargetOutbound <= 0 {
+		cfg.TargetOutbound = DefaultTargetOutbound
+	}
+	if cfg.MaxPeers <= 0 {
+		cfg.MaxPeers = DefaultMaxPeers
+	}
+	if cfg.RetryBase <= 0 {
+		cfg.RetryBase = DefaultRetryBase
+	}
+	if cfg.MaxRetry <= 0 {
+		cfg.MaxRetry = DefaultMaxRetry
+	}
+	if cfg.Dial == nil {
+		cfg.Dial = NewDialer(DialConfig{})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Manager{
+		cfg:    cfg,
+		ctx:    ctx,
+		cancel: cancel,
+		quit:   make(chan struct{}),
+		wake:   make(chan struct{}, 1),
+		reqs:   make(map[uint64]*ConnReq),
+	}
+}
+
+// InboundLimit is the number of inbound connections allowed.
+func (m *Manager) InboundLimit() int {
+	n := m.cfg.MaxPeers - m.cfg.TargetOutbound
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
+// Start begins accepting and, if GetNewAddress is set, connecting.
+func (m *Manager) Start() {
+	m.mu.Lock()
+	if m.started || m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	m.started = true
+	m.mu.Unlock()
+	for _, l := range m.cfg.Listeners {
+		m.wg.Add(1)
+		go m.acceptLoop(l)
+	}
+	if m.cfg.GetNewAddress != nil {
+		m.wg.Add(1)
+		go m.autoLoop()
+	}
+}
+
+// Stop closes the listeners, cancels pending dials and retries and waits
+// for the manager's goroutines. Established connections are left to their
+// owners.
+func (m *Manager) Stop() {
+	m.stopOnce.Do(func() {
+		m.mu.Lock()
+		m.stopped = true
+		for _, r := range m.reqs {
+			if r.timer != nil {
+				r.timer.Stop()
+			}
+		}
+		m.mu.Unlock()
+		close(m.quit)
+		m.cancel()
+		for _, l := range m.cfg.Listeners {
+			l.Close()
+		}
+		m.wg.Wait()
+	})
+}
+
+// Connect adds an outbound connection request to addr (host:port) and
+// starts dialing. Permanent requests are retried until removed.
+func (m *Manager) Connect(addr string, permanent bool) (*ConnReq, error) {
+	req := &ConnReq{ID: m.nextID.Add(1), Addr: addr, Permanent: permanent}
+	m.mu.Lock()
+	if m.stopped {
+		m.mu.Unlock()
+		return nil, ErrStopped
+	}
+	m.reqs[req.ID] = req
+	m.mu.Unlock()
+	m.dial(req)
+	return req, nil
+}
+
+// Remove drops a request: it is no longer retried, and its connection, if
+// any, is left to its owner to close.
+func (m *Manager) Remove(id uint64) {
+	m.mu.Lock()
+	req, ok := m.reqs[id]
+	if ok {
+		delete(m.reqs, id)
+		req.state.Store(int32(ConnRemoved))
+		if req.timer != nil {
+			req.timer.Stop()
+		}
+	}
+	m.mu.Unlock()
+}
+
+// Requests returns the current outbound requests.
+func (m *Manager) Requests() []*ConnReq {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*ConnReq, 0, len(m.reqs))
+	for _, r := range m.reqs {
+		out = append(out, r)
+	}
+	return out
+}
+
+// Counts returns the numbers of established outbound and inbound
+// connections.
+func (m *Manager) Counts() (outbound, inbound int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.reqs {
+		if r.State() == ConnEstablished {
+			outbound++
+		}
+	}
+	return outbound, m.inbound
+}
+
+// retryDelay is the back-off before attempt number retries+1.
+func (m *Manager) retryDelay(retries int) time.Duration {
+	d := m.cfg.RetryBase
+	for i := 0; i < retries && d < m.cfg.MaxRetry; i++ {
+		d *= 2
+	}
+	return min(d, m.cfg.MaxRetry)
+}
+
+func (m *Manager) dial(req *ConnReq) {
+	req.state.Store(int32(ConnPending))
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		conn, err := m.cfg.Dial(m.ctx, req.Addr)
+		if err != nil {
+			log.Debugf("Failed to connect to %s: %v", req.Addr, err)
+			m.failed(req)
+			return
+		}
+		m.mu.Lock()
+		if m.stopped || req.State() == ConnRemoved {
+			m.mu.Unlock()
+			conn.Close()
+			if !req.Permanent {
+				m.autoDone()
+			}
+			return
+		}
+		req.state.Store(int32(ConnEstablished))
+		req.connected = time.Now()
+		m.mu.Unlock()
+		log.Debugf("Connected to %s", req.Addr)
+		tc := &trackedConn{Conn: conn}
+		tc.onClose = func() { m.closed(req) }
+		if m.cfg.OnConnection != nil {
+			m.cfg.OnConnection(req, tc)
+		}
+	}()
+}
+
+// failed handles a dial error: permanent requests retry after back-off,
+// automatic ones give their slot to another address.
+func (m *Manager) failed(req *ConnReq) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped || req.State() == ConnRemoved {
+		if !req.Permanent {
+			m.autoDoneLocked()
+		}
+		return
+	}
+	if !req.Permanent {
+		req.state.Store(int32(ConnFailed))
+		delete(m.reqs, req.ID)
+		m.autoDoneLocked()
+		return
+	}
+	m.scheduleRetryLocked(req)
+}
+
+func (m *Manager) scheduleRetryLocked(req *ConnReq) {
+	req.retries++
+	d := m.retryDelay(req.retries - 1)
+	req.state.Store(int32(ConnWaiting))
+	log.Debugf("Retrying %s in %v", req.Addr, d)
+	req.timer = time.AfterFunc(d, func() {
+		m.mu.Lock()
+		ok := !m.stopped && req.State() == ConnWaiting
+		m.mu.Unlock()
+		if ok {
+			m.dial(req)
+		}
+	})
+}
+
+// closed handles the end of an established outbound connection.
+func (m *Manager) closed(req *ConnReq) {
+	if m.cfg.OnDisconnection != nil {
+		m.cfg.OnDisconnection(req)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !req.Permanent {
+		delete(m.reqs, req.ID)
+		if req.State() != ConnRemoved {
+			req.state.Store(int32(ConnFailed))
+		}
+		m.autoDoneLocked()
+		return
+	}
+	if m.stopped || req.State() == ConnRemoved {
+		return
+	}
+	if time.Since(req.connected) >= stableConnection {
+		req.retries = 0
+	}
+	m.scheduleRetryLocked(req)
+}
+
+func (m *Manager) autoDone() {
+	m.mu.Lock()
+	m.autoDoneLocked()
+	m.mu.Unlock()
+}
+
+func (m *Manager) autoDoneLocked() {
+	if m.auto > 0 {
+		m.auto--
+	}
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// autoLoop keeps TargetOutbound automatic connections open or pending.
+func (m *Manager) autoLoop() {
+	defer m.wg.Done()
+	tick := time.NewTicker(autoInterval)
+	defer tick.Stop()
+	for {
+		m.fillOutbound()
+		select {
+		case <-m.quit:
+			return
+		case <-m.wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// fillOutbound starts at most one automatic connection per call, so a run
+// of dead addresses is paced by autoInterval.
+func (m *Manager) fillOutbound() {
+	m.mu.Lock()
+	need := !m.stopped && m.auto < m.cfg.TargetOutbound
+	m.mu.Unlock()
+	if !need {
+		return
+	}
+	// Bounded: the address manager may keep returning addresses we are
+	// already connected to.
+	for range 20 {
+		addr, err := m.cfg.GetNewAddress()
+		if err != nil || addr == "" {
+			return
+		}
+		if m.cfg.IsBanned != nil {
+			if ap, err := netip.ParseAddrPort(addr); err == nil && m.cfg.IsBanned(ap.Addr()) {
+				continue
+			}
+		}
+		var grp string
+		if m.cfg.OutboundGroup != nil {
+			grp = m.cfg.OutboundGroup(addr)
+		}
+		m.mu.Lock()
+		dup := false
+		for _, r := range m.reqs {
+			if r.Addr == addr || (grp != "" && !r.Permanent && r.group == grp) {
+				dup = true
+				break
+			}
+		}
+		if dup || m.stopped {
+			m.mu.Unlock()
+			continue
+		}
+		req := &ConnReq{ID: m.nextID.Add(1), Addr: addr, group: grp}
+		m.reqs[req.ID] = req
+		m.auto++
+		m.mu.Unlock()
+		m.dial(req)
+		return
+	}
+}
+
+func (m *Manager) acceptLoop(l net.Listener) {
+	defer m.wg.Done()
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			select {
+			case <-m.quit:
+				return
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			log.Warnf("Accept on %v: %v", l.Addr(), err)
+			select {
+			case <-m.quit:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if m.cfg.IsBanned != nil {
+			if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil && m.cfg.IsBanned(ap.Addr()) {
+				log.Debugf("Rejecting banned inbound %v", conn.RemoteAddr())
+				conn.Close()
+				continue
+			}
+		}
+		m.mu.Lock()
+		full := m.inbound >= m.InboundLimit()
+		if !full {
+			m.inbound++
+		}
+		m.mu.Unlock()
+		if full {
+			log.Debugf("Rejecting inbound %v: %d inbound connections", conn.RemoteAddr(), m.InboundLimit())
+			conn.Close()
+			continue
+		}
+		tc := &trackedConn{Conn: conn, onClose: func() {
+			m.mu.Lock()
+			m.inbound--
+			m.mu.Unlock()
+		}}
+		if m.cfg.OnAccept != nil {
+			m.cfg.OnAccept(tc)
+		} else {
+			tc.Close()
+		}
+	}
+}
+
+// trackedConn tells the manager when its owner closes it.
+type trackedConn struct {
+	net.Conn
+	once    sync.Once
+	onClose func()
+}
+
+// Close closes the connection and frees its slot once.
+func (c *trackedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.onClose)
+	return err
+}

@@ -1,0 +1,169 @@
+package connmgr
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/btcsuite/btclog"
+)
+
+// ErrorKind classifies connection manager failures for errors.Is.
+type ErrorKind string
+
+// Error returns the kind's description.
+func (e ErrorKind) Error() string { return string(e) }
+
+// Kinds of connection manager errors.
+const (
+	// ErrInvalidAddress means an address string could not be parsed.
+	ErrInvalidAddress = ErrorKind("invalid address")
+	// ErrProxy means the SOCKS5 proxy could not be reached or spoke
+	// nonsense.
+	ErrProxy = ErrorKind("SOCKS5 proxy error")
+	// ErrProxyAuth means the proxy refused our authentication.
+	ErrProxyAuth = ErrorKind("SOCKS5 proxy authentication failed")
+	// ErrProxyConnect means the proxy could not reach the target.
+	ErrProxyConnect = ErrorKind("SOCKS5 proxy could not connect")
+	// ErrNoOnionProxy means a .onion address was dialed with no proxy
+	// configured to reach it.
+	ErrNoOnionProxy = ErrorKind("no proxy for .onion addresses")
+	// ErrStopped means the manager has been stopped.
+	ErrStopped = ErrorKind("connection manager stopped")
+	// ErrNoAddress means no candidate address is available.
+	ErrNoAddress = ErrorKind("no address available")
+)
+
+var log = btclog.Disabled
+
+// UseLogger sets the logger used by the package.
+func UseLogger(l btclog.Logger) { log = l }
+
+// PolicyInput holds the daemon options that decide how the node finds
+// peers.
+type PolicyInput struct {
+	Connect   []string // --connect
+	Listen    []string // --listen
+	NoListen  bool     // --nolisten
+	Proxy     string   // --proxy
+	NoDNSSeed bool     // --nodnsseed
+}
+
+// Policy is what the node does given its options.
+type Policy struct {
+	// Listen says whether to accept inbound connections.
+	Listen bool
+	// DNSSeed says whether to query DNS seeds for addresses.
+	DNSSeed bool
+	// AutoConnect says whether to make automatic outbound connections to
+	// addresses from the address manager.
+	AutoConnect bool
+}
+
+// ResolvePolicy applies the rules of btcd and Bitcoin Core: --connect means
+// only those peers, so it turns off automatic connections and DNS seeding,
+// and turns off listening unless --listen is given; --proxy also turns off
+// listening unless --listen is given (a node hiding behind a proxy should
+// not reveal itself by accepting connections); --nolisten always wins.
+func ResolvePolicy(in PolicyInput) Policy {
+	explicitListen := len(in.Listen) > 0
+	return Policy{
+		Listen:      !in.NoListen && (explicitListen || (len(in.Connect) == 0 && in.Proxy == "")),
+		DNSSeed:     !in.NoDNSSeed && len(in.Connect) == 0,
+		AutoConnect: len(in.Connect) == 0,
+	}
+}
+
+// NormalizeAddress adds defaultPort to addr when it has none, so "1.2.3.4",
+// "::1", "[::1]" and "host" all become dialable host:port strings.
+func NormalizeAddress(addr, defaultPort string) string {
+	if _, _, err := net.SplitHostPort(addr); err == nil {
+		return addr
+	}
+	addr = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
+	return net.JoinHostPort(addr, defaultPort)
+}
+
+// ParseExternalIPs parses --externalip values (IP or IP:port, port
+// defaulting to defaultPort) into the addresses to advertise.
+func ParseExternalIPs(list []string, defaultPort uint16) ([]netip.AddrPort, error) {
+	out := make([]netip.AddrPort, 0, len(list))
+	for _, s := range list {
+		if ap, err := netip.ParseAddrPort(s); err == nil {
+			out = append(out, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()))
+			continue
+		}
+		a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"))
+		if err != nil {
+			return nil, fmt.Errorf("%w: externalip %q", ErrInvalidAddress, s)
+		}
+		out = append(out, netip.AddrPortFrom(a.Unmap(), defaultPort))
+	}
+	return out, nil
+}
+
+// DialFunc connects to a host:port address.
+type DialFunc func(ctx context.Context, addr string) (net.Conn, error)
+
+// DialConfig chooses how outbound connections are made.
+type DialConfig struct {
+	// Proxy is the SOCKS5 proxy for every connection (--proxy); empty
+	// means direct connections.
+	Proxy *Proxy
+	// Onion is the SOCKS5 proxy for .onion addresses (--onion); nil means
+	// Proxy is used for them too.
+	Onion *Proxy
+	// Timeout bounds each connection attempt; zero means 30 seconds.
+	Timeout time.Duration
+}
+
+// NewDialer returns the dial function the daemon's options describe.
+func NewDialer(cfg DialConfig) DialFunc {
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	return func(ctx context.Context, addr string) (net.Conn, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidAddress, err)
+		}
+		if strings.HasSuffix(strings.ToLower(host), ".onion") {
+			switch {
+			case cfg.Onion != nil:
+				return cfg.Onion.DialContext(ctx, "tcp", addr)
+			case cfg.Proxy != nil:
+				return cfg.Proxy.DialContext(ctx, "tcp", addr)
+			default:
+				return nil, fmt.Errorf("%w: %s", ErrNoOnionProxy, addr)
+			}
+		}
+		if cfg.Proxy != nil {
+			return cfg.Proxy.DialContext(ctx, "tcp", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+}
+
+// Listen opens a TCP listener on each address (host:port; an empty host
+// means every interface).
+func Listen(addrs []string) ([]net.Listener, error) {
+	var out []net.Listener
+	for _, a := range addrs {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, o := range out {
+				o.Close()
+			}
+			return nil, fmt.Errorf("listen on %s: %w", a, err)
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}

@@ -1,0 +1,275 @@
+package connmgr
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// socksServer is a minimal SOCKS5 server for tests: it checks the
+// credentials if user is set, records the requested target and then either
+// fails with code reply or echoes bytes back.
+type socksServer struct {
+	l          net.Listener
+	user, pass string
+	reply      byte
+	targets    chan string
+}
+
+func startSocks(t *testing.T, user, pass string, reply byte) *socksServer {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &socksServer{l: l, user: user, pass: pass, reply: reply, targets: make(chan string, 4)}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c)
+		}
+	}()
+	return s
+}
+
+func (s *socksServer) serve(c net.Conn) {
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	var hdr [2]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil || hdr[0] != 5 {
+		return
+	}
+	methods := make([]byte, hdr[1])
+	if _, err := io.ReadFull(c, methods); err != nil {
+		return
+	}
+	want := byte(0)
+	if s.user != "" {
+		want = 2
+	}
+	ok := false
+	for _, m := range methods {
+		ok = ok || m == want
+	}
+	if !ok {
+		c.Write([]byte{5, 0xff})
+		return
+	}
+	c.Write([]byte{5, want})
+	if want == 2 {
+		var v [2]byte
+		io.ReadFull(c, v[:])
+		u := make([]byte, v[1])
+		io.ReadFull(c, u)
+		io.ReadFull(c, v[:1])
+		p := make([]byte, v[0])
+		io.ReadFull(c, p)
+		if string(u) != s.user || string(p) != s.pass {
+			c.Write([]byte{1, 1})
+			return
+		}
+		c.Write([]byte{1, 0})
+	}
+	var req [4]byte
+	if _, err := io.ReadFull(c, req[:]); err != nil {
+		return
+	}
+	var host string
+	switch req[3] {
+	case 1:
+		b := make([]byte, 4)
+		io.ReadFull(c, b)
+		host = net.IP(b).String()
+	case 4:
+		b := make([]byte, 16)
+		io.ReadFull(c, b)
+		host = net.IP(b).String()
+	case 3:
+		var l [1]byte
+		io.ReadFull(c, l[:])
+		b := make([]byte, l[0])
+		io.ReadFull(c, b)
+		host = string(b)
+	}
+	var pb [2]byte
+	io.ReadFull(c, pb[:])
+	s.targets <- net.JoinHostPort(host, itoa(binary.BigEndian.Uint16(pb[:])))
+	// Reply with a domain-typed bound address to exercise that path.
+	c.Write([]byte{5, s.reply, 0, 3, 4, 'a', 'b', 'c', 'd', 0, 1})
+	if s.reply != 0 {
+		return
+	}
+	io.Copy(c, c)
+}
+
+func itoa(v uint16) string {
+	if v == 0 {
+		return "0"
+	}
+	var b [5]byte
+	i := len(b)
+	for v > 0 {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(b[i:])
+}
+
+func TestSOCKS5(t *testing.T) {
+	tests := []struct {
+		name       string
+		srvUser    string
+		srvPass    string
+		cliUser    string
+		cliPass    string
+		reply      byte
+		target     string
+		wantErr    error
+		wantTarget string
+	}{
+		{name: "noauth ipv4", target: "192.0.2.5:8333", wantTarget: "192.0.2.5:8333"},
+		{name: "noauth ipv6", target: "[2001:db8::5]:18333", wantTarget: "[2001:db8::5]:18333"},
+		{name: "onion by name", target: "abcdefghijklmnop.onion:8333", wantTarget: "abcdefghijklmnop.onion:8333"},
+		{name: "password", srvUser: "alice", srvPass: "secret", cliUser: "alice", cliPass: "secret",
+			target: "192.0.2.5:1", wantTarget: "192.0.2.5:1"},
+		{name: "bad password", srvUser: "alice", srvPass: "secret", cliUser: "alice", cliPass: "nope",
+			target: "192.0.2.5:1", wantErr: ErrProxyAuth},
+		{name: "no credentials for auth server", srvUser: "alice", srvPass: "x", target: "192.0.2.5:1", wantErr: ErrProxyAuth},
+		{name: "refused", reply: 5, target: "192.0.2.5:1", wantErr: ErrProxyConnect, wantTarget: "192.0.2.5:1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startSocks(t, tc.srvUser, tc.srvPass, tc.reply)
+			p := &Proxy{Addr: s.l.Addr().String(), Username: tc.cliUser, Password: tc.cliPass}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			conn, err := p.DialContext(ctx, "tcp", tc.target)
+			if tc.wantTarget != "" {
+				select {
+				case got := <-s.targets:
+					if got != tc.wantTarget {
+						t.Errorf("proxy asked for %s, want %s", got, tc.wantTarget)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("proxy saw no request")
+				}
+			}
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := conn.Write([]byte("ping")); err != nil {
+				t.Fatal(err)
+			}
+			var b [4]byte
+			if _, err := io.ReadFull(conn, b[:]); err != nil || string(b[:]) != "ping" {
+				t.Fatalf("echo through proxy: %q %v", b, err)
+			}
+		})
+	}
+}
+
+func TestDialerUsesOnionProxy(t *testing.T) {
+	plain := startSocks(t, "", "", 0)
+	onion := startSocks(t, "", "", 0)
+	d := NewDialer(DialConfig{
+		Proxy:   &Proxy{Addr: plain.l.Addr().String()},
+		Onion:   &Proxy{Addr: onion.l.Addr().String(), TorIsolation: false},
+		Timeout: 5 * time.Second,
+	})
+	c, err := d(context.Background(), "xyz.onion:8333")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if got := <-onion.targets; got != "xyz.onion:8333" {
+		t.Fatalf("onion proxy got %s", got)
+	}
+	c, err = d(context.Background(), "192.0.2.9:8333")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if got := <-plain.targets; got != "192.0.2.9:8333" {
+		t.Fatalf("plain proxy got %s", got)
+	}
+}
+
+func TestProxyTimeout(t *testing.T) {
+	// A proxy that accepts and never answers must not hang the dial.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			time.Sleep(3 * time.Second)
+			c.Close()
+		}
+	}()
+	p := &Proxy{Addr: l.Addr().String()}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := p.DialContext(ctx, "tcp", "192.0.2.1:1"); err == nil {
+		t.Fatal("expected timeout")
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Fatal("dial did not honour the context")
+	}
+}
+
+// scriptConn replays a proxy's answers and swallows what we write.
+type scriptConn struct {
+	net.Conn
+	r *bytes.Reader
+}
+
+func (c *scriptConn) Read(b []byte) (int, error)         { return c.r.Read(b) }
+func (c *scriptConn) Write(b []byte) (int, error)        { return len(b), nil }
+func (c *scriptConn) Close() error                       { return nil }
+func (c *scriptConn) SetDeadline(t time.Time) error      { return nil }
+func (c *scriptConn) SetReadDeadline(t time.Time) error  { return nil }
+func (c *scriptConn) SetWriteDeadline(t time.Time) error { return nil }
+
+// FuzzSOCKS5Reply feeds arbitrary proxy answers to the client handshake,
+// which must fail cleanly or succeed, never hang or panic.
+func FuzzSOCKS5Reply(f *testing.F) {
+	f.Add([]byte{5, 0, 5, 0, 0, 1, 1, 2, 3, 4, 0, 80}, false)
+	f.Add([]byte{5, 2, 1, 0, 5, 0, 0, 3, 3, 'a', 'b', 'c', 0, 80}, true)
+	f.Add([]byte{5, 0, 5, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 80}, false)
+	f.Add([]byte{5, 0xff}, false)
+	f.Add([]byte{5, 0, 5, 1, 0, 1}, false)
+	f.Add([]byte{}, true)
+	f.Fuzz(func(t *testing.T, script []byte, auth bool) {
+		p := &Proxy{Addr: "proxy:1", Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return &scriptConn{r: bytes.NewReader(script)}, nil
+		}}
+		if auth {
+			p.Username, p.Password = "u", "p"
+		}
+		conn, err := p.DialContext(context.Background(), "tcp", "example.onion:8333")
+		if err == nil {
+			conn.Close()
+		}
+	})
+}

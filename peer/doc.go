@@ -1,0 +1,19 @@
+// Package peer owns one P2P connection to another Bitcoin node: the
+// version/verack handshake with feature negotiation (wtxidrelay and
+// sendaddrv2 between version and verack, sendheaders, sendcmpct and
+// feefilter after it), self-connection detection, ping/pong with latency
+// measurement, handshake and idle timeouts, the read loop that hands
+// decoded messages to the server's callbacks, a prioritized write queue
+// with a hard cap on queued bytes, trickled transaction announcements,
+// per-peer address rate limiting, misbehaviour scoring that bans through
+// peer/banmgr, and the statistics getpeerinfo reports.
+//
+// Subpackages: banmgr (bans and the whitelist, persisted in banlist.json),
+// connmgr (listeners, outbound connections, SOCKS5) and addrmgr (known
+// addresses in Bitcoin Core's bucketed tables, persisted in peers.json).
+//
+// Each peer runs two goroutines: a reader, which performs the handshake and
+// then calls the listeners synchronously, so a slow listener slows that peer
+// only; and a writer, which drains the queue and drives pings and
+// transaction trickling.
+package peer

@@ -1,0 +1,471 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+var nextPeerID atomic.Int32
+
+// Peer is one connection to another node. Create it with NewInbound or
+// NewOutbound, then call Start. All methods are safe for concurrent use.
+type Peer struct {
+	cfg         Config
+	conn        net.Conn
+	inbound     bool
+	addr        string
+	ip          netip.Addr
+	id          int32
+	whitelisted bool
+	connTime    time.Time
+	nonce       uint64
+
+	quit          chan struct{}
+	done          chan struct{} // closed when both goroutines have exited
+	handshakeDone chan struct{}
+	discOnce      sync.Once
+	errMu         sync.Mutex
+	err           error
+	wg            sync.WaitGroup
+
+	pver atomic.Uint32 // negotiated version; ours until the remote's is known
+
+	// Handshake progress, used by the reader only.
+	gotVersion bool
+	gotVerAck  bool
+
+	// State changed by later messages.
+	sendHeaders   atomic.Bool
+	feeFilter     atomic.Int64
+	lastBlock     atomic.Int32
+	cmpctVersion  atomic.Uint64
+	cmpctHB       atomic.Bool
+	sentGetAddrTo atomic.Bool // we asked for addresses
+	gotGetAddr    bool        // reader only
+
+	// Statistics.
+	bytesSent, bytesRecv atomic.Uint64
+	lastSend, lastRecv   atomic.Int64 // unix nanoseconds
+
+	mu sync.Mutex // guards the fields below
+	// What the remote announced in the handshake.
+	remoteVersion  uint32
+	services       wire.ServiceFlag
+	userAgent      string
+	startingHeight int32
+	timeOffset     int64
+	relayTx        bool // the remote wants transactions
+	wtxidRelay     bool
+	addrV2         bool
+
+	sentPerCmd      map[string]uint64
+	recvPerCmd      map[string]uint64
+	banScore        uint32
+	pingNonce       uint64
+	pingStart       time.Time
+	lastPingRTT     time.Duration
+	minPingRTT      time.Duration
+	addrTokens      float64
+	addrTokensTime  time.Time
+	addrProcessed   uint64
+	addrRateLimited uint64
+
+	wq writeQueue
+
+	invMu      sync.Mutex // guards the inventory fields
+	knownInv   knownInv
+	pendingInv []wire.InvVect
+	pendingSet map[wire.Hash]struct{}
+}
+
+// NewInbound wraps an accepted connection.
+func NewInbound(cfg *Config, conn net.Conn) *Peer {
+	return newPeer(cfg, conn, true, conn.RemoteAddr().String())
+}
+
+// NewOutbound wraps a connection we made to addr (host:port as dialed,
+// which may differ from conn.RemoteAddr behind a proxy).
+func NewOutbound(cfg *Config, conn net.Conn, addr string) *Peer {
+	return newPeer(cfg, conn, false, addr)
+}
+
+func newPeer(cfg *Config, conn net.Conn, inbound bool, addr string) *Peer {
+	p := &Peer{
+		cfg:           *cfg,
+		conn:          conn,
+		inbound:       inbound,
+		addr:          addr,
+		id:            nextPeerID.Add(1),
+		connTime:      time.Now(),
+		quit:          make(chan struct{}),
+		done:          make(chan struct{}),
+		handshakeDone: make(chan struct{}),
+		sentPerCmd:    make(map[string]uint64),
+		recvPerCmd:    make(map[string]uint64),
+		addrTokens:    1, // Core starts the bucket with one token
+	}
+	p.cfg.applyDefaults(inbound)
+	p.pver.Store(p.cfg.ProtocolVersion)
+	if ap, err := netip.ParseAddrPort(addr); err == nil {
+		p.ip = ap.Addr().Unmap()
+	} else if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil && inbound {
+		p.ip = ap.Addr().Unmap()
+	}
+	p.whitelisted = p.cfg.isWhitelisted(p.ip)
+	p.addrTokensTime = p.connTime
+	p.wq.init(&p.cfg)
+	return p
+}
+
+// Start runs the handshake and the message loops in the background. Use
+// WaitForHandshake or the OnVerAck listener to learn when the peer is
+// ready, and Done or WaitForDisconnect to learn when it is gone.
+func (p *Peer) Start() {
+	p.wg.Add(2)
+	go p.writeLoop()
+	go p.readLoop()
+	go func() {
+		p.wg.Wait()
+		p.wq.release()
+		close(p.done)
+	}()
+	if !p.inbound {
+		p.sendVersion()
+	}
+}
+
+// Disconnect closes the connection. It may be called any number of times.
+func (p *Peer) Disconnect() { p.disconnect(ErrDisconnected) }
+
+func (p *Peer) disconnect(reason error) {
+	p.discOnce.Do(func() {
+		p.errMu.Lock()
+		p.err = reason
+		p.errMu.Unlock()
+		if !errors.Is(reason, ErrDisconnected) {
+			p.cfg.Log.Debugf("Disconnecting %v: %v", p, reason)
+		}
+		close(p.quit)
+		p.conn.Close()
+		p.wq.close()
+	})
+}
+
+func (p *Peer) disconnectf(kind ErrorKind, format string, args ...any) {
+	p.disconnect(fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...)))
+}
+
+// Err returns why the peer disconnected, or nil while connected.
+func (p *Peer) Err() error {
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
+	return p.err
+}
+
+// Connected reports whether the peer has not been disconnected.
+func (p *Peer) Connected() bool {
+	select {
+	case <-p.quit:
+		return false
+	default:
+		return true
+	}
+}
+
+// Done is closed once the peer is disconnected and its goroutines have
+// exited.
+func (p *Peer) Done() <-chan struct{} { return p.done }
+
+// WaitForDisconnect blocks until Done is closed.
+func (p *Peer) WaitForDisconnect() { <-p.done }
+
+// HandshakeDone is closed when version and verack have been exchanged both
+// ways.
+func (p *Peer) HandshakeDone() <-chan struct{} { return p.handshakeDone }
+
+// WaitForHandshake waits for the handshake and reports whether it
+// completed before the peer disconnected.
+func (p *Peer) WaitForHandshake() bool {
+	select {
+	case <-p.handshakeDone:
+		return true
+	case <-p.quit:
+		return false
+	}
+}
+
+func (p *Peer) handshakeComplete() bool {
+	select {
+	case <-p.handshakeDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// String identifies the peer in logs.
+func (p *Peer) String() string {
+	dir := "outbound"
+	if p.inbound {
+		dir = "inbound"
+	}
+	return fmt.Sprintf("%s (%s, id %d)", p.addr, dir, p.id)
+}
+
+// ID returns the peer's process-unique id.
+func (p *Peer) ID() int32 { return p.id }
+
+// Addr returns the remote address as host:port.
+func (p *Peer) Addr() string { return p.addr }
+
+// IP returns the remote IP, invalid when unknown (for example a .onion
+// peer reached through a proxy).
+func (p *Peer) IP() netip.Addr { return p.ip }
+
+// Inbound reports whether the remote connected to us.
+func (p *Peer) Inbound() bool { return p.inbound }
+
+// Whitelisted reports whether the peer's address is exempt from bans.
+func (p *Peer) Whitelisted() bool { return p.whitelisted }
+
+// ProtocolVersion returns the negotiated protocol version: the lower of
+// ours and the remote's, or ours before the remote's is known.
+func (p *Peer) ProtocolVersion() uint32 { return p.pver.Load() }
+
+// The following return what the remote announced; they are zero until
+// the version message has been processed.
+
+// Services returns the remote's service flags.
+func (p *Peer) Services() wire.ServiceFlag {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.services
+}
+
+// UserAgent returns the remote's user agent.
+func (p *Peer) UserAgent() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.userAgent
+}
+
+// StartingHeight returns the height the remote announced in its version.
+func (p *Peer) StartingHeight() int32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.startingHeight
+}
+
+// TimeOffset returns the remote clock minus ours, in seconds, as of the
+// version message.
+func (p *Peer) TimeOffset() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.timeOffset
+}
+
+// RelayTx reports whether the remote wants transaction announcements.
+func (p *Peer) RelayTx() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.relayTx
+}
+
+// WantsWtxid reports whether transactions are announced and requested by
+// wtxid (BIP339).
+func (p *Peer) WantsWtxid() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.wtxidRelay
+}
+
+// WantsAddrV2 reports whether the remote asked for addrv2 (BIP155).
+func (p *Peer) WantsAddrV2() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.addrV2
+}
+
+// WantsHeaders reports whether the remote asked for headers announcements
+// (BIP130).
+func (p *Peer) WantsHeaders() bool { return p.sendHeaders.Load() }
+
+// FeeFilter returns the remote's feefilter in satoshis per kvB.
+func (p *Peer) FeeFilter() int64 { return p.feeFilter.Load() }
+
+// CompactBlocks returns the compact block version the remote announced
+// (0 if none) and whether it asked for high-bandwidth mode.
+func (p *Peer) CompactBlocks() (version uint64, highBandwidth bool) {
+	return p.cmpctVersion.Load(), p.cmpctHB.Load()
+}
+
+// LastBlock returns the best height known for the remote: the starting
+// height, raised by UpdateLastBlockHeight.
+func (p *Peer) LastBlock() int32 { return p.lastBlock.Load() }
+
+// UpdateLastBlockHeight records that the remote has a block at height.
+func (p *Peer) UpdateLastBlockHeight(height int32) {
+	for {
+		cur := p.lastBlock.Load()
+		if height <= cur || p.lastBlock.CompareAndSwap(cur, height) {
+			return
+		}
+	}
+}
+
+// Misbehaving adds howmuch to the peer's score. At the ban threshold the
+// peer is disconnected and, unless whitelisted, its address banned. It
+// returns true when the peer was disconnected for it.
+func (p *Peer) Misbehaving(howmuch int, reason string) bool {
+	if howmuch <= 0 {
+		return false
+	}
+	p.mu.Lock()
+	before := p.banScore
+	p.banScore += uint32(howmuch)
+	score := p.banScore
+	p.mu.Unlock()
+	p.cfg.Log.Debugf("Misbehaving %v: %s (score %d -> %d)", p, reason, before, score)
+	if score < p.cfg.BanThreshold || before >= p.cfg.BanThreshold {
+		return false
+	}
+	if p.whitelisted {
+		p.cfg.Log.Infof("Not banning whitelisted %v: %s (score %d)", p, reason, score)
+		return false
+	}
+	if p.cfg.Bans != nil && p.ip.IsValid() {
+		p.cfg.Bans.Ban(p.ip, reason)
+	}
+	p.cfg.Log.Infof("Banning %v: %s (score %d)", p, reason, score)
+	p.disconnectf(ErrBanned, "%s", reason)
+	return true
+}
+
+// BanScore returns the current misbehaviour score.
+func (p *Peer) BanScore() uint32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.banScore
+}
+
+// misbehaveAndDisconnect scores a violation and drops the connection (if
+// the score did not already).
+func (p *Peer) misbehaveAndDisconnect(howmuch int, kind ErrorKind, reason string) {
+	if !p.Misbehaving(howmuch, reason) {
+		p.disconnectf(kind, "%s", reason)
+	}
+}
+
+// StatsSnap is a snapshot of a peer's statistics for getpeerinfo.
+type StatsSnap struct {
+	ID              int32
+	Addr            string
+	Inbound         bool
+	Whitelisted     bool
+	Services        wire.ServiceFlag
+	UserAgent       string
+	Version         uint32
+	ConnTime        time.Time
+	TimeOffset      int64
+	StartingHeight  int32
+	LastBlock       int32
+	RelayTx         bool
+	WtxidRelay      bool
+	AddrV2          bool
+	SendHeaders     bool
+	FeeFilter       int64
+	LastSend        time.Time
+	LastRecv        time.Time
+	BytesSent       uint64
+	BytesRecv       uint64
+	BytesSentPerMsg map[string]uint64
+	BytesRecvPerMsg map[string]uint64
+	PingWait        time.Duration // time since an unanswered ping was sent
+	LastPingRTT     time.Duration
+	MinPingRTT      time.Duration
+	BanScore        uint32
+	QueuedBytes     int
+	AddrProcessed   uint64
+	AddrRateLimited uint64
+	HandshakeDone   bool
+}
+
+// Stats returns a snapshot of the peer's statistics.
+func (p *Peer) Stats() StatsSnap {
+	s := StatsSnap{
+		ID:          p.id,
+		Addr:        p.addr,
+		Inbound:     p.inbound,
+		Whitelisted: p.whitelisted,
+		ConnTime:    p.connTime,
+		Version:     p.pver.Load(),
+		LastBlock:   p.lastBlock.Load(),
+		SendHeaders: p.sendHeaders.Load(),
+		FeeFilter:   p.feeFilter.Load(),
+		BytesSent:   p.bytesSent.Load(),
+		BytesRecv:   p.bytesRecv.Load(),
+		QueuedBytes: p.wq.queuedBytes(),
+	}
+	if t := p.lastSend.Load(); t != 0 {
+		s.LastSend = time.Unix(0, t)
+	}
+	if t := p.lastRecv.Load(); t != 0 {
+		s.LastRecv = time.Unix(0, t)
+	}
+	s.HandshakeDone = p.handshakeComplete()
+	p.mu.Lock()
+	s.Services, s.UserAgent = p.services, p.userAgent
+	if p.remoteVersion != 0 {
+		s.Version = p.remoteVersion
+	}
+	s.TimeOffset, s.StartingHeight = p.timeOffset, p.startingHeight
+	s.RelayTx, s.WtxidRelay, s.AddrV2 = p.relayTx, p.wtxidRelay, p.addrV2
+	s.BytesSentPerMsg = make(map[string]uint64, len(p.sentPerCmd))
+	for k, v := range p.sentPerCmd {
+		s.BytesSentPerMsg[k] = v
+	}
+	s.BytesRecvPerMsg = make(map[string]uint64, len(p.recvPerCmd))
+	for k, v := range p.recvPerCmd {
+		s.BytesRecvPerMsg[k] = v
+	}
+	if p.pingNonce != 0 {
+		s.PingWait = time.Since(p.pingStart)
+	}
+	s.LastPingRTT, s.MinPingRTT = p.lastPingRTT, p.minPingRTT
+	s.BanScore = p.banScore
+	s.AddrProcessed, s.AddrRateLimited = p.addrProcessed, p.addrRateLimited
+	p.mu.Unlock()
+	return s
+}
+
+// countRecv records n bytes of a received message.
+func (p *Peer) countRecv(cmd string, n int) {
+	p.bytesRecv.Add(uint64(n))
+	p.lastRecv.Store(time.Now().UnixNano())
+	if cmd == "" {
+		return
+	}
+	p.mu.Lock()
+	if _, ok := p.recvPerCmd[cmd]; ok || len(p.recvPerCmd) < 64 {
+		// Bounded: unknown commands are attacker-chosen strings.
+		p.recvPerCmd[cmd] += uint64(n)
+	} else {
+		p.recvPerCmd["*other*"] += uint64(n)
+	}
+	p.mu.Unlock()
+}
+
+func (p *Peer) countSent(cmd string, n int) {
+	p.bytesSent.Add(uint64(n))
+	p.lastSend.Store(time.Now().UnixNano())
+	p.mu.Lock()
+	p.sentPerCmd[cmd] += uint64(n)
+	p.mu.Unlock()
+}

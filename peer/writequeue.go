@@ -1,0 +1,496 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+// priority orders the write queue: control messages (handshake, ping,
+// feature negotiation, requests) go before data (blocks, transactions,
+// headers, responses), which go before trickled transaction announcements.
+type priority int
+
+const (
+	prioControl priority = iota
+	prioData
+	prioTrickle
+	numPrio
+)
+
+// priorityOf classifies a message by command.
+func priorityOf(cmd string) priority {
+	switch cmd {
+	case wire.CmdVersion, wire.CmdVerAck, wire.CmdPing, wire.CmdPong,
+		wire.CmdWtxidRelay, wire.CmdSendAddrV2, wire.CmdSendHeaders,
+		wire.CmdFeeFilter, wire.CmdSendCmpct, wire.CmdGetHeaders,
+		wire.CmdGetBlocks, wire.CmdGetData, wire.CmdGetBlockTxn,
+		wire.CmdGetCFilters, wire.CmdGetCFHeaders, wire.CmdGetCFCheckpt,
+		wire.CmdReject, cmdGetAddr:
+		return prioControl
+	}
+	return prioData
+}
+
+// outMsg is an encoded message (header and payload) waiting to be written.
+type outMsg struct {
+	buf  *[]byte
+	cmd  string
+	done chan<- struct{}
+}
+
+// fifo is a queue of outMsgs that reuses its backing array.
+type fifo struct {
+	items []outMsg
+	head  int
+}
+
+func (f *fifo) push(m outMsg) {
+	if f.head > 0 && f.head == len(f.items) {
+		f.items, f.head = f.items[:0], 0
+	}
+	f.items = append(f.items, m)
+}
+
+func (f *fifo) pop() (outMsg, bool) {
+	if f.head == len(f.items) {
+		return outMsg{}, false
+	}
+	m := f.items[f.head]
+	f.items[f.head] = outMsg{}
+	f.head++
+	return m, true
+}
+
+// writeQueue holds encoded messages. bytes counts every queued message and
+// the one being written, so a peer that stops reading cannot make us hold
+// more than the hard limit.
+type writeQueue struct {
+	mu     sync.Mutex
+	space  *sync.Cond
+	q      [numPrio]fifo
+	bytes  int
+	closed bool
+	soft   int
+	hard   int
+	signal chan struct{}
+}
+
+func (w *writeQueue) init(cfg *Config) {
+	w.space = sync.NewCond(&w.mu)
+	w.soft, w.hard = cfg.SendBufferSize, cfg.MaxQueuedBytes
+	w.signal = make(chan struct{}, 1)
+}
+
+var errQueueClosed = errors.New("write queue closed")
+
+// push queues m; it fails with ErrSendQueueFull when the hard limit would
+// be exceeded.
+func (w *writeQueue) push(m outMsg, prio priority) error {
+	n := len(*m.buf)
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return errQueueClosed
+	}
+	if w.bytes+n > w.hard {
+		queued := w.bytes
+		w.mu.Unlock()
+		return fmt.Errorf("%w: %d bytes queued, %d more would exceed %d", ErrSendQueueFull, queued, n, w.hard)
+	}
+	w.bytes += n
+	w.q[prio].push(m)
+	w.mu.Unlock()
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (w *writeQueue) pop() (outMsg, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range w.q {
+		if m, ok := w.q[i].pop(); ok {
+			return m, true
+		}
+	}
+	return outMsg{}, false
+}
+
+// written releases the accounting of a message that has been written.
+func (w *writeQueue) written(n int) {
+	w.mu.Lock()
+	w.bytes -= n
+	w.mu.Unlock()
+	w.space.Broadcast()
+}
+
+// waitSpace blocks until n more bytes fit under the soft limit (or the
+// queue is empty, so one large message always goes) and reports whether
+// the queue is still open.
+func (w *writeQueue) waitSpace(n int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for !w.closed && w.bytes > 0 && w.bytes+n > w.soft {
+		w.space.Wait()
+	}
+	return !w.closed
+}
+
+func (w *writeQueue) queuedBytes() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.bytes
+}
+
+func (w *writeQueue) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.space.Broadcast()
+}
+
+// release returns queued buffers to the pool and signals their done
+// channels once the writer has exited.
+func (w *writeQueue) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range w.q {
+		for {
+			m, ok := w.q[i].pop()
+			if !ok {
+				break
+			}
+			w.bytes -= len(*m.buf)
+			wire.PutBuffer(m.buf)
+			if m.done != nil {
+				close(m.done)
+			}
+		}
+		w.q[i] = fifo{}
+	}
+}
+
+// sizeHint estimates a payload's size so encoding rarely regrows the
+// pooled buffer.
+func sizeHint(msg wire.Message) int {
+	switch m := msg.(type) {
+	case *wire.MsgBlock:
+		return m.SerializeSize()
+	case *wire.MsgTx:
+		return m.SerializeSize()
+	case *wire.MsgHeaders:
+		return 3 + 81*len(m.Headers)
+	case *wire.MsgInv:
+		return 3 + wire.InvVectSize*len(m.InvList)
+	case *wire.MsgGetData:
+		return 3 + wire.InvVectSize*len(m.InvList)
+	case *wire.MsgNotFound:
+		return 3 + wire.InvVectSize*len(m.InvList)
+	}
+	return 256
+}
+
+// encode serializes msg with its header into a pooled buffer.
+func (p *Peer) encode(msg wire.Message, enc wire.MessageEncoding) (*[]byte, error) {
+	cmd := msg.Command()
+	if len(cmd) > wire.CommandSize {
+		return nil, fmt.Errorf("%w: command %q too long", ErrBadMessage, cmd)
+	}
+	pver := p.pver.Load()
+	bp := wire.GetBuffer(wire.MessageHeaderSize + sizeHint(msg))
+	buf, err := msg.BtcEncode((*bp)[:wire.MessageHeaderSize], pver, enc)
+	if err != nil {
+		wire.PutBuffer(bp)
+		return nil, fmt.Errorf("encoding %s: %w", cmd, err)
+	}
+	payload := buf[wire.MessageHeaderSize:]
+	if len(payload) > wire.MaxProtocolMessageLength || uint64(len(payload)) > uint64(msg.MaxPayloadLength(pver)) {
+		wire.PutBuffer(bp)
+		return nil, fmt.Errorf("%w: %s payload of %d bytes exceeds its limit", ErrBadMessage, cmd, len(payload))
+	}
+	sum := wire.DoubleHashH(payload)
+	hdr := wire.MessageHeader{Net: p.cfg.Net, Command: cmd, Length: uint32(len(payload))}
+	copy(hdr.Checksum[:], sum[:4])
+	hdr.AppendTo(buf[:0])
+	*bp = buf
+	return bp, nil
+}
+
+// QueueMessage queues msg with witness encoding. done, if not nil, is
+// closed once the message has been written or dropped. An encoding error
+// or a disconnected peer is returned (and done closed); a message that
+// would overflow the hard queue limit disconnects the peer.
+func (p *Peer) QueueMessage(msg wire.Message, done chan<- struct{}) error {
+	return p.queue(msg, wire.WitnessEncoding, priorityOf(msg.Command()), done)
+}
+
+// QueueMessageWithEncoding is QueueMessage with a chosen encoding, for
+// serving blocks and transactions to peers that asked without witness.
+func (p *Peer) QueueMessageWithEncoding(msg wire.Message, enc wire.MessageEncoding, done chan<- struct{}) error {
+	return p.queue(msg, enc, priorityOf(msg.Command()), done)
+}
+
+// QueueMessageWait queues msg after waiting until the queue is under the
+// send buffer size. Listeners serving data (getdata, getheaders) use it so
+// a peer asking for more than it reads stalls its own reader, as Bitcoin
+// Core stops processing a peer whose send buffer is full.
+func (p *Peer) QueueMessageWait(msg wire.Message, enc wire.MessageEncoding) error {
+	bp, err := p.encode(msg, enc)
+	if err != nil {
+		return err
+	}
+	if !p.wq.waitSpace(len(*bp)) {
+		wire.PutBuffer(bp)
+		return ErrDisconnected
+	}
+	return p.push(outMsg{buf: bp, cmd: msg.Command()}, priorityOf(msg.Command()))
+}
+
+func (p *Peer) queue(msg wire.Message, enc wire.MessageEncoding, prio priority, done chan<- struct{}) error {
+	if !p.Connected() {
+		if done != nil {
+			close(done)
+		}
+		return ErrDisconnected
+	}
+	bp, err := p.encode(msg, enc)
+	if err != nil {
+		if done != nil {
+			close(done)
+		}
+		return err
+	}
+	return p.push(outMsg{buf: bp, cmd: msg.Command(), done: done}, prio)
+}
+
+func (p *Peer) push(m outMsg, prio priority) error {
+	err := p.wq.push(m, prio)
+	if err == nil {
+		return nil
+	}
+	wire.PutBuffer(m.buf)
+	if m.done != nil {
+		close(m.done)
+	}
+	if errors.Is(err, ErrSendQueueFull) {
+		p.disconnect(err)
+		return err
+	}
+	return ErrDisconnected
+}
+
+// QueuedBytes returns the bytes waiting to be written.
+func (p *Peer) QueuedBytes() int { return p.wq.queuedBytes() }
+
+// poissonDelay returns an exponentially distributed delay with the given
+// mean, capped at ten means.
+func poissonDelay(mean time.Duration) time.Duration {
+	d := time.Duration(-math.Log1p(-rand.Float64()) * float64(mean))
+	return min(d, 10*mean)
+}
+
+// writeLoop writes queued messages and drives pings and trickling.
+func (p *Peer) writeLoop() {
+	defer p.wg.Done()
+	defer p.disconnect(ErrConnection)
+	ping := time.NewTicker(p.cfg.PingInterval)
+	defer ping.Stop()
+	trickle := time.NewTimer(poissonDelay(p.cfg.TrickleInterval))
+	defer trickle.Stop()
+	handshake := p.handshakeDone
+	for {
+		if m, ok := p.wq.pop(); ok {
+			if !p.write(m) {
+				return
+			}
+			continue
+		}
+		select {
+		case <-p.quit:
+			return
+		case <-p.wq.signal:
+		case <-handshake:
+			// Core pings as soon as a peer is connected, which gives
+			// getpeerinfo a latency early.
+			handshake = nil
+			p.maybePing()
+		case <-ping.C:
+			p.maybePing()
+		case <-trickle.C:
+			p.flushInventory()
+			trickle.Reset(poissonDelay(p.cfg.TrickleInterval))
+		}
+	}
+}
+
+func (p *Peer) write(m outMsg) bool {
+	buf := *m.buf
+	p.conn.SetWriteDeadline(time.Now().Add(p.cfg.WriteTimeout))
+	n, err := p.conn.Write(buf)
+	if n > 0 {
+		p.countSent(m.cmd, n)
+	}
+	if l := p.cfg.Listeners.OnWrite; l != nil {
+		l(p, n, m.cmd, err)
+	}
+	size := len(buf)
+	wire.PutBuffer(m.buf)
+	if m.done != nil {
+		close(m.done)
+	}
+	p.wq.written(size)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			p.disconnectf(ErrConnection, "write of %s stalled for %v", m.cmd, p.cfg.WriteTimeout)
+		} else {
+			p.disconnect(fmt.Errorf("%w: write %s: %v", ErrConnection, m.cmd, err))
+		}
+		return false
+	}
+	return true
+}
+
+// maybePing sends a ping unless one is outstanding, and disconnects a peer
+// that left one unanswered past the ping timeout.
+func (p *Peer) maybePing() {
+	if !p.handshakeComplete() {
+		return
+	}
+	p.mu.Lock()
+	if p.pingNonce != 0 {
+		late := time.Since(p.pingStart) > p.cfg.PingTimeout
+		p.mu.Unlock()
+		if late {
+			p.disconnectf(ErrPingTimeout, "no pong for %v", p.cfg.PingTimeout)
+		}
+		return
+	}
+	nonce := randUint64()
+	p.pingNonce, p.pingStart = nonce, time.Now()
+	p.mu.Unlock()
+	p.QueueMessage(&wire.MsgPing{Nonce: nonce}, nil)
+}
+
+func (p *Peer) handlePong(m *wire.MsgPong) {
+	now := time.Now()
+	p.mu.Lock()
+	if p.pingNonce == 0 || m.Nonce != p.pingNonce {
+		// Core ignores unsolicited or mismatched pongs.
+		p.mu.Unlock()
+		return
+	}
+	rtt := now.Sub(p.pingStart)
+	p.pingNonce = 0
+	p.lastPingRTT = rtt
+	if p.minPingRTT == 0 || rtt < p.minPingRTT {
+		p.minPingRTT = rtt
+	}
+	p.mu.Unlock()
+	if l := p.cfg.Listeners.OnPong; l != nil {
+		l(p, rtt)
+	}
+}
+
+// QueueTxInventory schedules a transaction announcement for the next
+// trickle. It is dropped if the peer does not want transactions, its fee
+// filter is above feePerKvB, or it already knows the transaction. The
+// announcement uses the wtxid when the peer negotiated wtxidrelay.
+func (p *Peer) QueueTxInventory(txid, wtxid wire.Hash, feePerKvB int64) {
+	if !p.handshakeComplete() || !p.Connected() {
+		return
+	}
+	p.mu.Lock()
+	relay, byWtxid := p.relayTx, p.wtxidRelay
+	p.mu.Unlock()
+	if !relay || feePerKvB < p.feeFilter.Load() {
+		return
+	}
+	iv := wire.InvVect{Type: wire.InvTypeTx, Hash: txid}
+	if byWtxid {
+		iv = wire.InvVect{Type: wire.InvTypeWTx, Hash: wtxid}
+	}
+	p.invMu.Lock()
+	defer p.invMu.Unlock()
+	if p.knownInv.has(&iv.Hash) || len(p.pendingInv) >= maxPendingInv {
+		return
+	}
+	if p.pendingSet == nil {
+		p.pendingSet = make(map[wire.Hash]struct{})
+	}
+	if _, ok := p.pendingSet[iv.Hash]; ok {
+		return
+	}
+	p.pendingSet[iv.Hash] = struct{}{}
+	p.pendingInv = append(p.pendingInv, iv)
+}
+
+// PendingInventory returns the number of transaction announcements
+// waiting for the next trickle.
+func (p *Peer) PendingInventory() int {
+	p.invMu.Lock()
+	defer p.invMu.Unlock()
+	return len(p.pendingInv)
+}
+
+// QueueInventory announces iv (normally a block) at once unless the peer
+// already knows it.
+func (p *Peer) QueueInventory(iv wire.InvVect) {
+	p.invMu.Lock()
+	known := p.knownInv.has(&iv.Hash)
+	if !known {
+		p.knownInv.add(&iv.Hash)
+	}
+	p.invMu.Unlock()
+	if known {
+		return
+	}
+	p.QueueMessage(&wire.MsgInv{InvList: []wire.InvVect{iv}}, nil)
+}
+
+// AddKnownInventory records that the peer has h (it announced or sent it),
+// so it is not announced back.
+func (p *Peer) AddKnownInventory(h wire.Hash) {
+	p.invMu.Lock()
+	p.knownInv.add(&h)
+	p.invMu.Unlock()
+}
+
+// flushInventory sends up to MaxInvPerTrickle pending announcements.
+func (p *Peer) flushInventory() {
+	p.invMu.Lock()
+	n := min(len(p.pendingInv), MaxInvPerTrickle)
+	if n == 0 {
+		p.invMu.Unlock()
+		return
+	}
+	batch := make([]wire.InvVect, 0, n)
+	for _, iv := range p.pendingInv[:n] {
+		delete(p.pendingSet, iv.Hash)
+		if p.knownInv.has(&iv.Hash) {
+			continue
+		}
+		p.knownInv.add(&iv.Hash)
+		batch = append(batch, iv)
+	}
+	rest := copy(p.pendingInv, p.pendingInv[n:])
+	clear(p.pendingInv[rest:])
+	p.pendingInv = p.pendingInv[:rest]
+	if rest == 0 && cap(p.pendingInv) > 4*MaxInvPerTrickle {
+		// Let a burst's backing array go.
+		p.pendingInv, p.pendingSet = nil, nil
+	}
+	p.invMu.Unlock()
+	if len(batch) > 0 {
+		p.queue(&wire.MsgInv{InvList: batch}, wire.WitnessEncoding, prioTrickle, nil)
+	}
+}

@@ -1,0 +1,174 @@
+package rpc
+
+import "github.com/btcnode/btcd/wire"
+
+// Backend supplies the state behind the chain, mempool, mining and network
+// methods. Each area is a struct of function fields the daemon fills in; a
+// nil area or a nil function makes the methods that need it answer -32601
+// "Method not found", so areas can be wired one at a time. The functions
+// may be called concurrently from several requests. They may return *Error
+// (or the sentinels in errors.go, wrapped or not) to choose bitcoind's code
+// and message; other errors become -1 with their text.
+type Backend struct {
+	Chain   *ChainBackend
+	Mempool *MempoolBackend
+	Mining  *MiningBackend
+	Net     *NetBackend
+}
+
+// ChainBackend serves the blockchain methods and getrawtransaction.
+type ChainBackend struct {
+	// BestBlock returns the active chain tip's hash and height.
+	BestBlock func() (wire.Hash, int32, error)
+	// BlockHash returns the active chain's block at height, or
+	// ErrBlockHeightOutOfRange.
+	BlockHash func(height int32) (wire.Hash, error)
+	// BlockHeader returns a known header (any branch) and its index
+	// data, or ErrBlockNotFound.
+	BlockHeader func(hash wire.Hash) (*wire.BlockHeader, *BlockHeaderInfo, error)
+	// Block returns a stored block, or ErrBlockNotFound (or -1 "Block
+	// not available (pruned data)").
+	Block func(hash wire.Hash) (*wire.MsgBlock, error)
+	// BlockPrevOuts optionally returns, for every non-coinbase input of
+	// the block in order (transaction by transaction), the output it
+	// spent, for getblock verbosity 2/3 fees and prevouts. Nil or a nil
+	// result omits them.
+	BlockPrevOuts func(hash wire.Hash) ([][]PrevOut, error)
+	// BlockchainInfo fills the getblockchaininfo result.
+	BlockchainInfo func() (*BlockchainInfo, error)
+	// ChainTips lists the known tips.
+	ChainTips func() ([]ChainTip, error)
+	// ChainTxStats computes statistics over nblocks blocks ending at
+	// hash (nblocks 0 means one month of blocks).
+	ChainTxStats func(nblocks int32, hash wire.Hash) (*ChainTxStats, error)
+	// BlockStats computes all statistics of a block.
+	BlockStats func(hash wire.Hash) (*BlockStats, error)
+	// BlockFilter returns the block's filter of the given type.
+	BlockFilter func(hash wire.Hash, filterType string) (*BlockFilter, error)
+	// TxOut returns an unspent output, nil when spent or unknown.
+	TxOut func(op wire.OutPoint, includeMempool bool) (*TxOutInfo, error)
+	// TxOutProof returns a serialized merkle block proving txids are in
+	// the block (blockHash nil: find it by the txindex or UTXO set).
+	TxOutProof func(txids []wire.Hash, blockHash *wire.Hash) ([]byte, error)
+	// VerifyTxOutProof checks a proof against the active chain and
+	// returns the txids it commits to.
+	VerifyTxOutProof func(proof []byte) ([]wire.Hash, error)
+	// TxOutSetInfo computes UTXO set statistics ("hash_serialized_3",
+	// "muhash" or "none").
+	TxOutSetInfo func(hashType string) (*TxOutSetInfo, error)
+	// PreciousBlock, InvalidateBlock and ReconsiderBlock change block
+	// preference and validity.
+	PreciousBlock   func(hash wire.Hash) error
+	InvalidateBlock func(hash wire.Hash) error
+	ReconsiderBlock func(hash wire.Hash) error
+	// PruneBlockchain prunes up to height and returns the height of the
+	// last pruned block.
+	PruneBlockchain func(height int64) (int64, error)
+	// VerifyChain checks the last nblocks (0: all) at checkLevel (0-4).
+	VerifyChain func(checkLevel, nblocks int32) (bool, error)
+	// Transaction finds a transaction (mempool, txindex, or the given
+	// block), or ErrTxNotFound.
+	Transaction func(txid wire.Hash, blockHash *wire.Hash) (*TxLookup, error)
+}
+
+// PrevOut is a spent output, for fee and prevout reporting.
+type PrevOut struct {
+	Generated bool
+	Height    int32
+	Value     int64
+	PkScript  []byte
+}
+
+// TxOutInfo is an unspent output for gettxout.
+type TxOutInfo struct {
+	BestBlock     wire.Hash
+	Confirmations int64
+	Value         int64
+	PkScript      []byte
+	Coinbase      bool
+}
+
+// TxLookup is a transaction found for getrawtransaction.
+type TxLookup struct {
+	Tx            *wire.MsgTx
+	BlockHash     *wire.Hash // nil when in the mempool
+	Confirmations int64
+	BlockTime     int64
+	InActiveChain *bool     // set when the caller named a block
+	PrevOuts      []PrevOut // optional, one per input, for verbosity 2
+}
+
+// MempoolBackend serves the mempool methods, transaction submission and
+// fee estimation.
+type MempoolBackend struct {
+	// Info fills the getmempoolinfo result.
+	Info func() (*MempoolInfo, error)
+	// TxIDs lists the pool's transactions and its sequence number.
+	TxIDs func() ([]wire.Hash, uint64, error)
+	// Entry returns one entry, or ErrNotInMempool.
+	Entry func(txid wire.Hash) (*MempoolEntry, error)
+	// Ancestors and Descendants list an entry's in-pool relatives.
+	Ancestors   func(txid wire.Hash) ([]wire.Hash, error)
+	Descendants func(txid wire.Hash) ([]wire.Hash, error)
+	// Send validates and relays a transaction; maxFeeRate is in
+	// sat/kvB (0: no limit).
+	Send func(tx *wire.MsgTx, maxFeeRate int64) (wire.Hash, error)
+	// TestAccept checks transactions (a package when several) without
+	// adding them.
+	TestAccept func(txs []*wire.MsgTx, maxFeeRate int64) ([]MempoolAcceptResult, error)
+	// EstimateSmartFee estimates a fee rate for confirmation within
+	// confTarget blocks ("unset", "economical" or "conservative").
+	EstimateSmartFee func(confTarget int64, mode string) (*EstimateSmartFeeResult, error)
+}
+
+// MiningBackend serves the mining and generating methods.
+type MiningBackend struct {
+	// BlockTemplate answers getblocktemplate; req is the template
+	// request object as sent (mode, rules, capabilities, longpollid,
+	// data). It may return nil for proposal mode's accepted result.
+	BlockTemplate func(req map[string]any) (any, error)
+	// MiningInfo fills the getmininginfo result.
+	MiningInfo func() (*MiningInfo, error)
+	// NetworkHashPS estimates hashes per second over nblocks ending at
+	// height (-1: tip).
+	NetworkHashPS func(nblocks, height int64) (float64, error)
+	// SubmitBlock submits a block and returns "" when accepted or
+	// bitcoind's BIP22 reason ("duplicate", "inconclusive", "rejected",
+	// or the validation reason).
+	SubmitBlock func(block *wire.MsgBlock) (string, error)
+	// SubmitHeader accepts a header whose parent is known.
+	SubmitHeader func(header *wire.BlockHeader) error
+	// Generate mines n blocks paying to script (regtest) trying at most
+	// maxTries nonces.
+	Generate func(n int64, script []byte, maxTries uint64) ([]wire.Hash, error)
+	// GenerateBlock mines one block paying to script with exactly txs,
+	// returning its hash and, when submit is false, its serialization.
+	GenerateBlock func(script []byte, txs []*wire.MsgTx, submit bool) (wire.Hash, []byte, error)
+}
+
+// NetBackend serves the network methods.
+type NetBackend struct {
+	AddNode          func(node, command string, v2transport bool) error
+	ClearBanned      func() error
+	DisconnectNode   func(address string, nodeID int64, byID bool) error
+	AddedNodeInfo    func(node string) ([]AddedNodeInfo, error)
+	ConnectionCount  func() (int, error)
+	NetTotals        func() (*NetTotals, error)
+	NetworkInfo      func() (*NetworkInfo, error)
+	NodeAddresses    func(count int, network string) ([]NodeAddress, error)
+	PeerInfo         func() ([]PeerInfo, error)
+	ListBanned       func() ([]BannedEntry, error)
+	Ping             func() error
+	SetBan           func(subnet, command string, banTime int64, absolute bool) error
+	SetNetworkActive func(active bool) (bool, error)
+}
+
+// LoggingControl lets the "logging" method read and change the daemon's
+// subsystem log levels.
+type LoggingControl struct {
+	// Levels returns every subsystem's current level ("trace", "debug",
+	// "info", ...).
+	Levels func() map[string]string
+	// SetLevel sets one subsystem's level.
+	SetLevel func(subsystem, level string) error
+}

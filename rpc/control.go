@@ -1,0 +1,259 @@
+package rpc
+
+import (
+	"encoding/json"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+func (s *Server) registerAll() {
+	s.methods.add(controlMethods()...)
+	s.methods.add(rawTxMethods()...)
+	s.methods.add(utilMethods()...)
+	s.methods.add(chainMethods()...)
+	s.methods.add(mempoolMethods()...)
+	s.methods.add(miningMethods()...)
+	s.methods.add(netMethods()...)
+}
+
+func controlMethods() []*Method {
+	return []*Method{
+		{
+			Name: "help", Category: "control",
+			Description: "List all commands, or get help for a specified command.",
+			Args:        []Arg{{Name: "command", Type: ArgStr, Optional: true, Default: "all commands", Description: "The command to get help on"}},
+			Result:      `"str"    (string) The help text`,
+			Handler:     handleHelp,
+		},
+		{
+			Name: "uptime", Category: "control",
+			Description: "Returns the total uptime of the server.",
+			Result:      "n    (numeric) The number of seconds that the server has been running",
+			Handler: func(s *Server, _ *Params) (any, error) {
+				return int64(time.Since(s.cfg.StartTime) / time.Second), nil
+			},
+		},
+		{
+			Name: "stop", Category: "control",
+			Description: "Request a graceful shutdown of the node.",
+			Result:      `"str"    (string) A string with the content 'btcd stopping'`,
+			Handler: func(s *Server, _ *Params) (any, error) {
+				if f := s.cfg.Shutdown; f != nil {
+					// The reply must go out before shutdown closes the
+					// listener, so shut down from another goroutine.
+					go f()
+				}
+				return s.cfg.StopMessage, nil
+			},
+			Available: func(s *Server) bool { return s.cfg.Shutdown != nil },
+		},
+		{
+			Name: "getrpcinfo", Category: "control",
+			Description: "Returns details of the RPC server.",
+			Result: `{
+  "active_commands" : [    (json array) All active commands
+    {
+      "method" : "str",    (string) The name of the RPC command
+      "duration" : n       (numeric) The running time in microseconds
+    },
+    ...
+  ],
+  "logpath" : "str"        (string) The complete file path to the debug log
+}`,
+			Handler: handleGetRPCInfo,
+		},
+		{
+			Name: "getmemoryinfo", Category: "control",
+			Description: `Returns an object containing information about memory usage.
+This node keeps no locked (mlock'd) key pool, so "locked" reports the Go
+heap instead: used = live heap bytes, free = idle heap bytes not returned to
+the OS, total = used + free, locked = 0, chunks_used = live heap objects,
+chunks_free = 0.`,
+			Args: []Arg{{Name: "mode", Type: ArgStr, Optional: true, Default: `"stats"`, Description: `determines what kind of information is returned. "stats" returns general statistics; "mallocinfo" is not available in this node`}},
+			Result: `{
+  "locked" : {           (json object) Information about locked memory manager
+    "used" : n,          (numeric) Number of bytes used
+    "free" : n,          (numeric) Number of bytes available in current arenas
+    "total" : n,         (numeric) Total number of bytes managed
+    "locked" : n,        (numeric) Amount of bytes that succeeded locking
+    "chunks_used" : n,   (numeric) Number allocated chunks
+    "chunks_free" : n    (numeric) Number unused chunks
+  }
+}`,
+			Handler: handleGetMemoryInfo,
+		},
+		{
+			Name: "logging", Category: "control",
+			Description: `Gets and sets the logging configuration.
+When called without an argument, returns the subsystems with debug logging
+(levels debug or trace) enabled as true. Subsystems in include are set to
+debug, those in exclude to info; "all" or "1" name every subsystem, "none"
+or "0" none. An entry "SUBSYS=level" sets one subsystem to any level.`,
+			Args: []Arg{
+				{Name: "include", Type: ArgArr, Optional: true, Description: "The subsystems to add to debug logging"},
+				{Name: "exclude", Type: ArgArr, Optional: true, Description: "The subsystems to remove from debug logging"},
+			},
+			Result:    "{                   (json object) keys are the logging subsystems, values their debug status\n  \"SUBSYS\" : true|false,\n  ...\n}",
+			Handler:   handleLogging,
+			Available: func(s *Server) bool { return s.cfg.Logging != nil && s.cfg.Logging.Levels != nil },
+		},
+	}
+}
+
+func handleHelp(s *Server, p *Params) (any, error) {
+	cmd, err := p.Str(0, "")
+	if err != nil {
+		return nil, err
+	}
+	if cmd == "" {
+		return s.methods.listing(), nil
+	}
+	m := s.methods[cmd]
+	if m == nil {
+		return "help: unknown command: " + cmd, nil
+	}
+	return m.HelpText(), nil
+}
+
+// RPCInfoCommand is one getrpcinfo active command.
+type RPCInfoCommand struct {
+	Method   string `json:"method"`
+	Duration int64  `json:"duration"`
+}
+
+// RPCInfo is the getrpcinfo result.
+type RPCInfo struct {
+	ActiveCommands []RPCInfoCommand `json:"active_commands"`
+	LogPath        string           `json:"logpath"`
+}
+
+func handleGetRPCInfo(s *Server, _ *Params) (any, error) {
+	now := time.Now()
+	calls := s.activeCalls()
+	out := &RPCInfo{ActiveCommands: make([]RPCInfoCommand, 0, len(calls)), LogPath: s.cfg.LogPath}
+	for _, c := range calls {
+		out.ActiveCommands = append(out.ActiveCommands, RPCInfoCommand{Method: c.method, Duration: int64(now.Sub(c.start) / time.Microsecond)})
+	}
+	return out, nil
+}
+
+// LockedMemory is the getmemoryinfo "locked" object.
+type LockedMemory struct {
+	Used       uint64 `json:"used"`
+	Free       uint64 `json:"free"`
+	Total      uint64 `json:"total"`
+	Locked     uint64 `json:"locked"`
+	ChunksUsed uint64 `json:"chunks_used"`
+	ChunksFree uint64 `json:"chunks_free"`
+}
+
+func handleGetMemoryInfo(_ *Server, p *Params) (any, error) {
+	mode, err := p.Str(0, "stats")
+	if err != nil {
+		return nil, err
+	}
+	switch mode {
+	case "stats":
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		free := ms.HeapIdle - ms.HeapReleased
+		return map[string]LockedMemory{"locked": {
+			Used:       ms.HeapAlloc,
+			Free:       free,
+			Total:      ms.HeapAlloc + free,
+			ChunksUsed: ms.Mallocs - ms.Frees,
+		}}, nil
+	case "mallocinfo":
+		return nil, NewError(ErrInvalidParam, "mallocinfo mode not available")
+	}
+	return nil, NewError(ErrInvalidParam, "unknown mode "+mode)
+}
+
+func isDebugLevel(l string) bool {
+	l = strings.ToLower(l)
+	return l == "debug" || l == "trace"
+}
+
+func handleLogging(s *Server, p *Params) (any, error) {
+	lc := s.cfg.Logging
+	levels := lc.Levels()
+	names := make([]string, 0, len(levels))
+	for k := range levels {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	expand := func(raw json.RawMessage) (map[string]string, error) {
+		out := map[string]string{}
+		if raw == nil {
+			return out, nil
+		}
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, NewError(ErrType, "JSON value is not an array as expected")
+		}
+		for _, item := range list {
+			var c string
+			if err := json.Unmarshal(item, &c); err != nil {
+				return nil, typeError(item, "string")
+			}
+			name, level, hasLevel := strings.Cut(c, "=")
+			switch strings.ToLower(name) {
+			case "all", "1":
+				for _, n := range names {
+					out[n] = level
+				}
+				continue
+			case "none", "0":
+				continue
+			}
+			found := ""
+			for _, n := range names {
+				if strings.EqualFold(n, name) {
+					found = n
+				}
+			}
+			if found == "" {
+				return nil, NewError(ErrInvalidParam, "unknown logging category "+name)
+			}
+			if !hasLevel {
+				level = ""
+			}
+			out[found] = level
+		}
+		return out, nil
+	}
+	inc, err := expand(p.Raw(0))
+	if err != nil {
+		return nil, err
+	}
+	exc, err := expand(p.Raw(1))
+	if err != nil {
+		return nil, err
+	}
+	if (len(inc) > 0 || len(exc) > 0) && lc.SetLevel == nil {
+		return nil, NewError(ErrMisc, "changing log levels is not supported")
+	}
+	for n, l := range inc {
+		if l == "" {
+			l = "debug"
+		}
+		if err := lc.SetLevel(n, l); err != nil {
+			return nil, NewError(ErrInvalidParam, err.Error())
+		}
+	}
+	for n, l := range exc {
+		if l == "" {
+			l = "info"
+		}
+		if err := lc.SetLevel(n, l); err != nil {
+			return nil, NewError(ErrInvalidParam, err.Error())
+		}
+	}
+	out := map[string]bool{}
+	for n, l := range lc.Levels() {
+		out[n] = isDebugLevel(l)
+	}
+	return out, nil
+}

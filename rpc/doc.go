@@ -1,0 +1,20 @@
+// Package rpc owns the node's bitcoind-compatible JSON-RPC server: the HTTP
+// listener (basic auth with user/password, rpcauth entries or a cookie file,
+// optional TLS), JSON-RPC 1.0/2.0 and batch request handling with size,
+// concurrency and time limits, the method registry with bitcoind-style help
+// text, parameter parsing (positional and named), and the methods that need
+// no chain state (help, uptime, stop, getrpcinfo, getmemoryinfo, logging,
+// decoderawtransaction, createrawtransaction, combinerawtransaction,
+// decodescript, validateaddress, getdescriptorinfo, verifymessage).
+//
+// Methods that need chain, mempool, mining or peer state are registered with
+// their help text and bitcoind result shapes (results.go), and are served
+// through Backend (backend.go): a plain struct of per-area structs of
+// function fields that the daemon fills in. A method whose area, or whose
+// function within the area, is nil answers -32601 "Method not found", so a
+// daemon can wire areas one at a time.
+//
+// Script disassembly, classification, descriptors and address encoding live
+// in script.go and address.go as a narrow adapter: package txscript owns
+// those eventually, and the adapter can then be swapped for calls into it.
+package rpc

@@ -1,0 +1,238 @@
+package rpc
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/btcsuite/btcd/btcec/v2"
+	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
+)
+
+func TestHelp(t *testing.T) {
+	_, url := startServer(t, nil)
+	list := mustResult(t, url, "help", []any{}).(string)
+	want := []string{"== Blockchain ==", "== Control ==", "== Generating ==", "== Mining ==", "== Network ==", "== Rawtransactions ==", "== Util =="}
+	last := -1
+	for _, w := range want {
+		i := strings.Index(list, w)
+		if i < 0 || i < last {
+			t.Fatalf("help listing lacks or misorders %q:\n%s", w, list)
+		}
+		last = i
+	}
+	for _, line := range []string{`getblock "blockhash" ( verbosity )`, "getblockcount", `decoderawtransaction "hexstring" ( iswitness )`, "stop"} {
+		if !strings.Contains(list, "\n"+line+"\n") {
+			t.Errorf("help listing lacks %q", line)
+		}
+	}
+	if !strings.Contains(list, "\n\n== Control ==\n") {
+		t.Errorf("categories not separated by a blank line")
+	}
+	h := mustResult(t, url, "help", []any{"getblockheader"}).(string)
+	if !strings.HasPrefix(h, `getblockheader "blockhash" ( verbose )`) || !strings.Contains(h, "Arguments:\n1. blockhash") || !strings.Contains(h, `"nextblockhash"`) {
+		t.Errorf("help getblockheader:\n%s", h)
+	}
+	if got := mustResult(t, url, "help", []any{"nosuch"}); got != "help: unknown command: nosuch" {
+		t.Errorf("help nosuch = %v", got)
+	}
+	// Every registered method has a description.
+	s, _ := New(Config{})
+	for name, m := range s.methods {
+		if m.Description == "" || m.Category == "" || m.Handler == nil {
+			t.Errorf("%s lacks help or handler", name)
+		}
+	}
+}
+
+func TestParams(t *testing.T) {
+	_, url := startServer(t, nil)
+	// Named arguments.
+	v := mustResult(t, url, "decodescript", map[string]any{"hexstring": "51"}).(map[string]any)
+	if v["asm"] != "1" {
+		t.Errorf("named: %v", v)
+	}
+	e := mustError(t, url, "decodescript", map[string]any{"hexstring": "51", "foo": 1}, ErrInvalidParam)
+	if e.Message != "Unknown named parameter foo" {
+		t.Errorf("%q", e.Message)
+	}
+	// Wrong count: -1 with the help text.
+	e = mustError(t, url, "decodescript", []any{}, ErrMisc)
+	if !strings.HasPrefix(e.Message, `decodescript "hexstring"`) {
+		t.Errorf("%q", e.Message)
+	}
+	mustError(t, url, "uptime", []any{1}, ErrMisc)
+	mustError(t, url, "decodescript", map[string]any{}, ErrMisc)
+	// Wrong type: -3 with bitcoind's message.
+	e = mustError(t, url, "decodescript", []any{1}, ErrType)
+	want := "Wrong type passed:\n{\n    \"Position 1 (hexstring)\": \"JSON value of type number is not of expected type string\"\n}"
+	if e.Message != want {
+		t.Errorf("%q", e.Message)
+	}
+	// Null for an optional argument means the default.
+	mustResult(t, url, "help", []any{nil})
+	e = mustError(t, url, "decodescript", []any{nil}, ErrType)
+	_ = e
+}
+
+func TestControlMethods(t *testing.T) {
+	var mu sync.Mutex
+	levels := map[string]string{"PEER": "info", "CHAN": "debug"}
+	stopped := make(chan struct{}, 1)
+	_, url := startServer(t, func(c *Config) {
+		c.Shutdown = func() { stopped <- struct{}{} }
+		c.LogPath = "/tmp/btcd.log"
+		c.StartTime = time.Now().Add(-90 * time.Second)
+		c.Logging = &LoggingControl{
+			Levels: func() map[string]string {
+				mu.Lock()
+				defer mu.Unlock()
+				out := map[string]string{}
+				for k, v := range levels {
+					out[k] = v
+				}
+				return out
+			},
+			SetLevel: func(s, l string) error {
+				mu.Lock()
+				defer mu.Unlock()
+				levels[s] = l
+				return nil
+			},
+		}
+	})
+	up := mustResult(t, url, "uptime", nil).(json.Number)
+	if n, _ := up.Int64(); n < 90 || n > 200 {
+		t.Errorf("uptime %v", up)
+	}
+	info := mustResult(t, url, "getrpcinfo", nil)
+	checkShape(t, "getrpcinfo", info, shape{"active_commands": "array", "logpath": "string"})
+	cmds := info.(map[string]any)["active_commands"].([]any)
+	if len(cmds) != 1 {
+		t.Fatalf("active commands %v", cmds)
+	}
+	checkShape(t, "active command", cmds[0], shape{"method": "string", "duration": "number"})
+	mem := mustResult(t, url, "getmemoryinfo", nil).(map[string]any)
+	checkShape(t, "getmemoryinfo", mem, shape{"locked": "object"})
+	checkShape(t, "locked", mem["locked"], shape{"used": "number", "free": "number", "total": "number", "locked": "number", "chunks_used": "number", "chunks_free": "number"})
+	mustError(t, url, "getmemoryinfo", []any{"mallocinfo"}, ErrInvalidParam)
+	mustError(t, url, "getmemoryinfo", []any{"x"}, ErrInvalidParam)
+
+	lg := mustResult(t, url, "logging", nil).(map[string]any)
+	if lg["PEER"] != false || lg["CHAN"] != true {
+		t.Errorf("logging %v", lg)
+	}
+	lg = mustResult(t, url, "logging", []any{[]any{"peer"}, []any{"CHAN"}}).(map[string]any)
+	if lg["PEER"] != true || lg["CHAN"] != false {
+		t.Errorf("logging after change %v", lg)
+	}
+	mustResult(t, url, "logging", []any{[]any{"PEER=trace"}})
+	if levels["PEER"] != "trace" {
+		t.Errorf("PEER level %s", levels["PEER"])
+	}
+	mustError(t, url, "logging", []any{[]any{"nosuch"}}, ErrInvalidParam)
+
+	if got := mustResult(t, url, "stop", nil); got != "btcd stopping" {
+		t.Errorf("stop = %v", got)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("shutdown callback not called")
+	}
+}
+
+func TestValidateAddress(t *testing.T) {
+	_, url := startServer(t, func(c *Config) { c.Net = MainNetParams })
+	full := shape{"isvalid": "boolean", "address": "string", "scriptPubKey": "string", "isscript": "boolean?",
+		"iswitness": "boolean", "witness_version": "number?", "witness_program": "string?"}
+	for _, c := range []struct {
+		addr              string
+		isscript, witness any
+	}{
+		{"1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", false, false},
+		{"3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", true, false},
+		{"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", false, true},
+		{"bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr", true, true},
+		{"bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs", nil, true},
+	} {
+		v := mustResult(t, url, "validateaddress", []any{c.addr})
+		checkShape(t, c.addr, v, full)
+		r := v.(map[string]any)
+		if r["isvalid"] != true || r["address"] != c.addr || r["isscript"] != c.isscript || r["iswitness"] != c.witness {
+			t.Errorf("%s: %v", c.addr, r)
+		}
+	}
+	r := mustResult(t, url, "validateaddress", []any{"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5"})
+	checkShape(t, "invalid", r, shape{"isvalid": "boolean", "error_locations": "array", "error": "string"})
+	if r.(map[string]any)["isvalid"] != false {
+		t.Errorf("invalid address accepted")
+	}
+}
+
+func TestGetDescriptorInfo(t *testing.T) {
+	_, url := startServer(t, func(c *Config) { c.Net = MainNetParams })
+	key := "03A34B99F22C790C4E36B2B3C2C35A36DB06226E41C692FC82B8B56AC1C540C5BD"
+	v := mustResult(t, url, "getdescriptorinfo", []any{"wpkh(" + key + ")"})
+	checkShape(t, "getdescriptorinfo", v, shape{"descriptor": "string", "checksum": "string", "isrange": "boolean", "issolvable": "boolean", "hasprivatekeys": "boolean"})
+	r := v.(map[string]any)
+	canon := "wpkh(" + strings.ToLower(key) + ")"
+	if r["descriptor"] != addChecksum(canon) || r["checksum"] != descriptorChecksum("wpkh("+key+")") || r["issolvable"] != true {
+		t.Errorf("%v", r)
+	}
+	r = mustResult(t, url, "getdescriptorinfo", []any{"addr(BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4)"}).(map[string]any)
+	if r["descriptor"] != addChecksum("addr(bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4)") || r["issolvable"] != false {
+		t.Errorf("%v", r)
+	}
+	r = mustResult(t, url, "getdescriptorinfo", []any{"raw(deadbeef)#89f8spxm"}).(map[string]any)
+	if r["descriptor"] != "raw(deadbeef)#89f8spxm" || r["checksum"] != "89f8spxm" {
+		t.Errorf("%v", r)
+	}
+	e := mustError(t, url, "getdescriptorinfo", []any{"raw(deadbeef)#00000000"}, ErrInvalidAddress)
+	if !strings.Contains(e.Message, "does not match computed checksum '89f8spxm'") {
+		t.Errorf("%q", e.Message)
+	}
+}
+
+func TestVerifyMessage(t *testing.T) {
+	_, url := startServer(t, nil)
+	priv, _ := btcec.NewPrivateKey()
+	msg := "hello, world"
+	h := signedMessageHash(msg)
+	sig := ecdsa.SignCompact(priv, h[:], true)
+	kh := hash160(priv.PubKey().SerializeCompressed())
+	net := RegTestParams
+	addr := address{kind: addrP2PKH, program: kh[:]}.encode(&net)
+	b64 := base64.StdEncoding.EncodeToString(sig)
+	if got := mustResult(t, url, "verifymessage", []any{addr, b64, msg}); got != true {
+		t.Errorf("valid signature: %v", got)
+	}
+	if got := mustResult(t, url, "verifymessage", []any{addr, b64, msg + "!"}); got != false {
+		t.Errorf("other message: %v", got)
+	}
+	// Uncompressed key signature.
+	sig = ecdsa.SignCompact(priv, h[:], false)
+	kh = hash160(priv.PubKey().SerializeUncompressed())
+	uaddr := address{kind: addrP2PKH, program: kh[:]}.encode(&net)
+	if got := mustResult(t, url, "verifymessage", []any{uaddr, base64.StdEncoding.EncodeToString(sig), msg}); got != true {
+		t.Errorf("uncompressed: %v", got)
+	}
+	if got := mustResult(t, url, "verifymessage", []any{addr, base64.StdEncoding.EncodeToString(make([]byte, 65)), msg}); got != false {
+		t.Errorf("garbage signature: %v", got)
+	}
+	e := mustError(t, url, "verifymessage", []any{addr, "!!!", msg}, ErrType)
+	if e.Message != "Malformed base64 encoding" {
+		t.Errorf("%q", e.Message)
+	}
+	e = mustError(t, url, "verifymessage", []any{"bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", b64, msg}, ErrType)
+	if e.Message != "Address does not refer to key" {
+		t.Errorf("%q", e.Message)
+	}
+	e = mustError(t, url, "verifymessage", []any{"nope", b64, msg}, ErrInvalidAddress)
+	if e.Message != "Invalid address" {
+		t.Errorf("%q", e.Message)
+	}
+}

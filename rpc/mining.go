@@ -1,0 +1,247 @@
+package rpc
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"math"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+func miningHas(need func(m *MiningBackend) bool) func(*Server) bool {
+	return func(s *Server) bool {
+		m := s.cfg.Backend.Mining
+		return m != nil && need(m)
+	}
+}
+
+func (s *Server) mining() *MiningBackend { return s.cfg.Backend.Mining }
+
+const defaultMaxTries = 1000000
+
+func miningMethods() []*Method {
+	maxTries := Arg{Name: "maxtries", Type: ArgNum, Optional: true, Default: "1000000", Description: "How many iterations to try."}
+	return []*Method{
+		{
+			Name: "getblocktemplate", Category: "mining",
+			Description: `If the request parameters include a 'mode' key, that is used to explicitly select between the default 'template' request or a 'proposal'.
+It returns data needed to construct a block to work on.
+For full specification, see BIPs 22, 23, 9, and 145.`,
+			Args:      []Arg{{Name: "template_request", Type: ArgObj, Optional: true, Default: "{}", Description: `Format of the template: {"mode":"str","capabilities":["str",...],"rules":["segwit",...],"longpollid":"str","data":"hex"}`}},
+			Result:    `{ "version", "rules", "vbavailable", "capabilities", "vbrequired", "previousblockhash", "transactions" : [ { "data", "txid", "hash", "depends", "fee", "sigops", "weight" }, ... ], "coinbaseaux", "coinbasevalue", "longpollid", "target", "mintime", "mutable", "noncerange", "sigoplimit", "sizelimit", "weightlimit", "curtime", "bits", "height", "signet_challenge"?, "default_witness_commitment"? }`,
+			Available: miningHas(func(m *MiningBackend) bool { return m.BlockTemplate != nil }),
+			Handler: func(s *Server, p *Params) (any, error) {
+				req := map[string]any{}
+				if r := p.Raw(0); r != nil {
+					if err := json.Unmarshal(r, &req); err != nil {
+						return nil, typeError(r, "object")
+					}
+				}
+				return s.mining().BlockTemplate(req)
+			},
+		},
+		{
+			Name: "getmininginfo", Category: "mining",
+			Description: "Returns a json object containing mining-related information.",
+			Result:      `{ "blocks", "currentblockweight"?, "currentblocktx"?, "bits", "difficulty", "target", "networkhashps", "pooledtx", "chain", "warnings" }`,
+			Available:   miningHas(func(m *MiningBackend) bool { return m.MiningInfo != nil }),
+			Handler:     func(s *Server, _ *Params) (any, error) { return s.mining().MiningInfo() },
+		},
+		{
+			Name: "getnetworkhashps", Category: "mining",
+			Description: "Returns the estimated network hashes per second based on the last n blocks.\nPass in [nblocks] to override # of blocks, -1 specifies since last difficulty change.\nPass in [height] to estimate the network speed at the time when a certain block was found.",
+			Args: []Arg{
+				{Name: "nblocks", Type: ArgNum, Optional: true, Default: "120", Description: "The number of previous blocks to calculate estimate from, or -1 for blocks since last difficulty change."},
+				{Name: "height", Type: ArgNum, Optional: true, Default: "-1", Description: "To estimate at the time of the given height."},
+			},
+			Result:    "n    (numeric) Hashes per second estimated",
+			Available: miningHas(func(m *MiningBackend) bool { return m.NetworkHashPS != nil }),
+			Handler: func(s *Server, p *Params) (any, error) {
+				n, err := p.Int(0, 120)
+				if err != nil {
+					return nil, err
+				}
+				h, err := p.Int(1, -1)
+				if err != nil {
+					return nil, err
+				}
+				v, err := s.mining().NetworkHashPS(n, h)
+				if err != nil {
+					return nil, err
+				}
+				return Float(v), nil
+			},
+		},
+		{
+			Name: "submitblock", Category: "mining",
+			Description: "Attempts to submit new block to network.\nSee https://en.bitcoin.it/wiki/BIP_0022 for full specification.",
+			Args: []Arg{
+				{Name: "hexdata", Type: ArgHex, Description: "the hex-encoded block data to submit"},
+				{Name: "dummy", Type: ArgStr, Optional: true, Default: "ignored", Description: "dummy value, for compatibility with BIP22. This value is ignored."},
+			},
+			Result:    `null when accepted, otherwise "str" (string) the reason: duplicate, duplicate-invalid, inconclusive, or a rejection reason`,
+			Available: miningHas(func(m *MiningBackend) bool { return m.SubmitBlock != nil }),
+			Handler: func(s *Server, p *Params) (any, error) {
+				h, err := p.Str(0, "")
+				if err != nil {
+					return nil, err
+				}
+				var blk wire.MsgBlock
+				if !isHex(h) {
+					return nil, NewError(ErrDeserialization, "Block decode failed")
+				}
+				b := decodeHex(h)
+				if n, err := blk.Decode(b); err != nil || n != len(b) {
+					return nil, NewError(ErrDeserialization, "Block decode failed")
+				}
+				if len(blk.Transactions) == 0 || !blk.Transactions[0].IsCoinBase() {
+					return nil, NewError(ErrDeserialization, "Block does not start with a coinbase")
+				}
+				reason, err := s.mining().SubmitBlock(&blk)
+				if err != nil || reason == "" {
+					return nil, err
+				}
+				return reason, nil
+			},
+		},
+		{
+			Name: "submitheader", Category: "mining",
+			Description: "Decode the given hexdata as a header and submit it as a candidate chain tip if valid.\nThrows when the header is invalid.",
+			Args:        []Arg{{Name: "hexdata", Type: ArgHex, Description: "the hex-encoded block header data"}},
+			Result:      "null    (json null) None",
+			Available:   miningHas(func(m *MiningBackend) bool { return m.SubmitHeader != nil }),
+			Handler: func(s *Server, p *Params) (any, error) {
+				h, err := p.Str(0, "")
+				if err != nil {
+					return nil, err
+				}
+				var hdr wire.BlockHeader
+				if !isHex(h) || len(h) != 2*wire.BlockHeaderSize || hdr.Decode(decodeHex(h)) != nil {
+					return nil, NewError(ErrDeserialization, "Block header decode failed")
+				}
+				return nil, s.mining().SubmitHeader(&hdr)
+			},
+		},
+		{
+			Name: "generatetoaddress", Category: "generating",
+			Description: "Mine to a specified address and return the block hashes.",
+			Args: []Arg{
+				{Name: "nblocks", Type: ArgNum, Description: "How many blocks are generated."},
+				{Name: "address", Type: ArgStr, Description: "The address to send the newly generated bitcoin to."},
+				maxTries,
+			},
+			Result:    `[ "hex", ... ]    (json array) hashes of blocks generated`,
+			Available: miningHas(func(m *MiningBackend) bool { return m.Generate != nil }),
+			Handler: func(s *Server, p *Params) (any, error) {
+				addr, err := p.Str(1, "")
+				if err != nil {
+					return nil, err
+				}
+				a, msg := decodeAddress(addr, &s.cfg.Net)
+				if msg != "" {
+					return nil, NewError(ErrInvalidAddress, "Error: Invalid address")
+				}
+				return generate(s, p, a.script())
+			},
+		},
+		{
+			Name: "generatetodescriptor", Category: "generating",
+			Description: "Mine to a specified descriptor and return the block hashes.",
+			Args: []Arg{
+				{Name: "num_blocks", Type: ArgNum, Description: "How many blocks are generated."},
+				{Name: "descriptor", Type: ArgStr, Description: "The descriptor to send the newly generated bitcoin to."},
+				maxTries,
+			},
+			Result:    `[ "hex", ... ]    (json array) hashes of blocks generated`,
+			Available: miningHas(func(m *MiningBackend) bool { return m.Generate != nil }),
+			Handler: func(s *Server, p *Params) (any, error) {
+				ds, err := p.Str(1, "")
+				if err != nil {
+					return nil, err
+				}
+				d, err := parseDescriptor(ds, &s.cfg.Net)
+				if err != nil {
+					return nil, err
+				}
+				return generate(s, p, d.script)
+			},
+		},
+		{
+			Name: "generateblock", Category: "generating",
+			Description: "Mine a set of ordered transactions to a specified address or descriptor and return the block hash.",
+			Args: []Arg{
+				{Name: "output", Type: ArgStr, Description: "The address or descriptor to send the newly generated bitcoin to."},
+				{Name: "transactions", Type: ArgArr, Description: "An array of hex strings which are raw transactions."},
+				{Name: "submit", Type: ArgBool, Optional: true, Default: "true", Description: "Whether to submit the block before the RPC call returns or to return it as hex."},
+			},
+			Result:    `{ "hash" : "hex", "hex" : "str" (if submit=false) }`,
+			Available: miningHas(func(m *MiningBackend) bool { return m.GenerateBlock != nil }),
+			Handler:   handleGenerateBlock,
+		},
+	}
+}
+
+func generate(s *Server, p *Params, script []byte) (any, error) {
+	n, err := p.Int(0, 0)
+	if err != nil {
+		return nil, err
+	}
+	tries, err := p.Int(2, defaultMaxTries)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || tries < 0 || n > math.MaxInt32 {
+		return nil, NewError(ErrInvalidParam, "Invalid parameter, nblocks and maxtries must not be negative")
+	}
+	hs, err := s.mining().Generate(n, script, uint64(tries))
+	if err != nil {
+		return nil, err
+	}
+	return hashStrings(hs), nil
+}
+
+func handleGenerateBlock(s *Server, p *Params) (any, error) {
+	out, err := p.Str(0, "")
+	if err != nil {
+		return nil, err
+	}
+	var script []byte
+	if a, msg := decodeAddress(out, &s.cfg.Net); msg == "" {
+		script = a.script()
+	} else {
+		d, err := parseDescriptor(out, &s.cfg.Net)
+		if err != nil {
+			return nil, NewError(ErrInvalidAddress, "Error: Invalid address or descriptor")
+		}
+		script = d.script
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(p.Raw(1), &list); err != nil {
+		return nil, NewError(ErrType, "transactions must be an array")
+	}
+	txs := make([]*wire.MsgTx, 0, len(list))
+	for _, r := range list {
+		var h string
+		if jsonKind(r) != "string" || json.Unmarshal(r, &h) != nil {
+			return nil, typeError(r, "string")
+		}
+		tx, ok := decodeTxHex(h, true, true)
+		if !ok {
+			return nil, Errorf(ErrDeserialization, "Transaction decode failed for %s. Make sure the tx has at least one input.", h)
+		}
+		txs = append(txs, tx)
+	}
+	submit, err := p.Bool(2, true)
+	if err != nil {
+		return nil, err
+	}
+	h, raw, err := s.mining().GenerateBlock(script, txs, submit)
+	if err != nil {
+		return nil, err
+	}
+	r := &GenerateBlockResult{Hash: h.String()}
+	if !submit {
+		r.Hex = hex.EncodeToString(raw)
+	}
+	return r, nil
+}

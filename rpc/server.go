@@ -1,0 +1,552 @@
+package rpc
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/btcsuite/btclog"
+)
+
+// Limits and defaults. MaxRequestBytes follows bitcoind, whose HTTP server
+// caps bodies at MAX_SIZE (32 MiB): enough for a submitblock of a maximal
+// block in hex (8 MB) several times over, or a large batch.
+const (
+	DefaultMaxRequestBytes = 32 << 20
+	DefaultMaxClients      = 10
+	DefaultMaxBatch        = 1000
+	DefaultRequestTimeout  = 120 * time.Second
+	DefaultAuthFailDelay   = 250 * time.Millisecond
+	// cookieUser is the user name of cookie authentication, as bitcoind.
+	cookieUser = "__cookie__"
+	// cookieName is the cookie file's name in the data directory.
+	cookieName = ".cookie"
+)
+
+// ErrorKind classifies errors returned by New and Start; test with
+// errors.Is.
+type ErrorKind string
+
+// Error returns the kind's text.
+func (k ErrorKind) Error() string { return string(k) }
+
+// Server start-up failures.
+const (
+	// ErrUnsafeListen: a non-loopback listen address was requested but
+	// neither rpcuser/rpcpass nor rpcauth is configured.
+	ErrUnsafeListen = ErrorKind("refusing to listen on a non-loopback address without RPC authentication (set rpcuser/rpcpass or rpcauth)")
+	// ErrInvalidConfig: a configuration value cannot be used.
+	ErrInvalidConfig = ErrorKind("invalid RPC server configuration")
+	// ErrListen: no listen address could be bound.
+	ErrListen = ErrorKind("cannot listen for RPC connections")
+	// ErrCookie: the cookie file could not be written.
+	ErrCookie = ErrorKind("cannot write RPC cookie file")
+	// ErrTLS: the TLS certificate could not be loaded or generated.
+	ErrTLS = ErrorKind("cannot set up RPC TLS")
+)
+
+type kindError struct {
+	kind ErrorKind
+	msg  string
+}
+
+func (e *kindError) Error() string { return string(e.kind) + ": " + e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
+
+func kindErrorf(kind ErrorKind, format string, args ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+var log = btclog.Disabled
+
+// UseLogger sets the logger the server writes to (the daemon passes its
+// RPCS subsystem logger).
+func UseLogger(l btclog.Logger) { log = l }
+
+// Config configures a Server. Zero values take the documented defaults.
+type Config struct {
+	// Listeners are host:port addresses to serve on. Empty means
+	// 127.0.0.1 and [::1] on DefaultPort (bitcoind's default: loopback
+	// only; a failure to bind ::1 is tolerated).
+	Listeners []string
+	// DefaultPort is used for Listeners entries without a port and for
+	// the default listeners (the daemon passes the network's RPC port:
+	// 8332, 18332 testnet3, 48332 testnet4, 38332 signet, 18443 regtest).
+	DefaultPort string
+
+	// User and Pass enable basic authentication with one user. With an
+	// empty Pass the server writes a cookie file instead (user
+	// "__cookie__", 32 random bytes in hex) and removes it at Stop.
+	User, Pass string
+	// AuthEntries are bitcoind rpcauth entries "user:salt$hmac", where
+	// hmac is hex HMAC-SHA256 keyed by salt over the password.
+	AuthEntries []string
+	// DataDir holds the cookie and a generated TLS certificate.
+	DataDir string
+	// CookieFile overrides DataDir/.cookie.
+	CookieFile string
+
+	// TLS serves HTTPS. Without CertFile/KeyFile a self-signed ECDSA
+	// P-256 certificate is generated as DataDir/rpc.cert and rpc.key (or
+	// reused if present).
+	TLS               bool
+	CertFile, KeyFile string
+
+	// MaxClients bounds concurrently served requests; beyond it requests
+	// get HTTP 503 (bitcoind's "Work queue depth exceeded").
+	MaxClients int
+	// MaxRequestBytes bounds a request body (HTTP 413 beyond it).
+	MaxRequestBytes int64
+	// MaxBatch bounds the number of calls in a batch.
+	MaxBatch int
+	// RequestTimeout bounds the time to answer one HTTP request. A
+	// handler still running then keeps its client slot until it returns.
+	RequestTimeout time.Duration
+	// AuthFailDelay is slept before answering a failed login (deters
+	// brute force, as bitcoind's 250 ms).
+	AuthFailDelay time.Duration
+
+	// Net gives the address encoding of the network.
+	Net NetParams
+	// Backend serves the chain, mempool, mining and network methods.
+	Backend Backend
+	// Shutdown is called (on its own goroutine) by the "stop" method.
+	Shutdown func()
+	// Logging lets the "logging" method read and set subsystem levels.
+	Logging *LoggingControl
+	// LogPath is reported by getrpcinfo.
+	LogPath string
+	// StartTime is the node's start, for uptime; zero means New's time.
+	StartTime time.Time
+	// StopMessage is the result of "stop" (default "btcd stopping").
+	StopMessage string
+}
+
+// activeCall is one running method for getrpcinfo.
+type activeCall struct {
+	method string
+	start  time.Time
+}
+
+// Server is the JSON-RPC HTTP server.
+type Server struct {
+	cfg      Config
+	methods  registry
+	userPass string
+	auth     []authEntry
+
+	sem chan struct{}
+
+	mu         sync.Mutex
+	active     map[uint64]activeCall
+	nextCall   uint64
+	listeners  []net.Listener
+	httpServer *http.Server
+	cookiePath string // set when we wrote the cookie
+	stopped    bool
+	wg         sync.WaitGroup
+}
+
+// New checks cfg and returns a server ready to Start. It returns
+// ErrUnsafeListen when a listener is not loopback and no authentication is
+// configured.
+func New(cfg Config) (*Server, error) {
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = DefaultMaxClients
+	}
+	if cfg.MaxRequestBytes <= 0 {
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = DefaultMaxBatch
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.AuthFailDelay <= 0 {
+		cfg.AuthFailDelay = DefaultAuthFailDelay
+	}
+	if cfg.StartTime.IsZero() {
+		cfg.StartTime = time.Now()
+	}
+	if cfg.StopMessage == "" {
+		cfg.StopMessage = "btcd stopping"
+	}
+	if cfg.Net.Bech32HRP == "" {
+		cfg.Net = MainNetParams
+	}
+	if cfg.DefaultPort == "" {
+		cfg.DefaultPort = "8332"
+	}
+	if len(cfg.Listeners) == 0 {
+		cfg.Listeners = []string{net.JoinHostPort("127.0.0.1", cfg.DefaultPort), net.JoinHostPort("::1", cfg.DefaultPort)}
+	}
+	for i, l := range cfg.Listeners {
+		if _, _, err := net.SplitHostPort(l); err != nil {
+			cfg.Listeners[i] = net.JoinHostPort(strings.Trim(l, "[]"), cfg.DefaultPort)
+		}
+	}
+	s := &Server{
+		cfg:     cfg,
+		methods: registry{},
+		sem:     make(chan struct{}, cfg.MaxClients),
+		active:  map[uint64]activeCall{},
+	}
+	for _, e := range cfg.AuthEntries {
+		a, err := parseAuthEntry(e)
+		if err != nil {
+			return nil, err
+		}
+		s.auth = append(s.auth, a)
+	}
+	authed := cfg.Pass != "" || len(s.auth) > 0
+	for _, l := range cfg.Listeners {
+		host, _, _ := net.SplitHostPort(l)
+		if !authed && !isLoopbackHost(host) {
+			return nil, kindErrorf(ErrUnsafeListen, "%s", l)
+		}
+	}
+	if cfg.Pass != "" {
+		s.userPass = cfg.User + ":" + cfg.Pass
+	}
+	s.registerAll()
+	return s, nil
+}
+
+// isLoopbackHost reports a literal loopback IP or "localhost". An empty
+// host (all interfaces) is not loopback.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// Start binds the listeners, writes the cookie file when cookie
+// authentication is in use, and serves until Stop.
+func (s *Server) Start() error {
+	var tlsConf *tls.Config
+	if s.cfg.TLS {
+		c, err := s.loadTLS()
+		if err != nil {
+			return err
+		}
+		tlsConf = c
+	}
+	if s.cfg.Pass == "" {
+		up, path, err := writeCookie(s.cookieFile())
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.userPass, s.cookiePath = up, path
+		s.mu.Unlock()
+	}
+	var lns []net.Listener
+	var firstErr error
+	for _, addr := range s.cfg.Listeners {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			log.Warnf("RPC: cannot listen on %s: %v", addr, err)
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if tlsConf != nil {
+			ln = tls.NewListener(ln, tlsConf)
+		}
+		lns = append(lns, ln)
+	}
+	if len(lns) == 0 {
+		s.removeCookie()
+		return kindErrorf(ErrListen, "%v", firstErr)
+	}
+	// Bitcoind fails when an explicitly requested address cannot be bound;
+	// only the implicit [::1] default may be missing.
+	if firstErr != nil && len(lns) != len(s.cfg.Listeners) && !s.onlyDefaultV6Failed(lns) {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		s.removeCookie()
+		return kindErrorf(ErrListen, "%v", firstErr)
+	}
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 30 * time.Second,
+		MaxHeaderBytes:    8192,
+		ErrorLog:          nil,
+	}
+	s.mu.Lock()
+	s.listeners = lns
+	s.httpServer = srv
+	s.mu.Unlock()
+	for _, ln := range lns {
+		log.Infof("RPC server listening on %s", ln.Addr())
+		s.wg.Add(1)
+		go func(ln net.Listener) {
+			defer s.wg.Done()
+			srv.Serve(ln)
+		}(ln)
+	}
+	return nil
+}
+
+func (s *Server) onlyDefaultV6Failed(lns []net.Listener) bool {
+	return len(lns) == len(s.cfg.Listeners)-1 && strings.HasPrefix(s.cfg.Listeners[len(s.cfg.Listeners)-1], "[::1]:")
+}
+
+func (s *Server) cookieFile() string {
+	if s.cfg.CookieFile != "" {
+		return s.cfg.CookieFile
+	}
+	return s.cfg.DataDir + string(os.PathSeparator) + cookieName
+}
+
+func (s *Server) removeCookie() {
+	s.mu.Lock()
+	p := s.cookiePath
+	s.cookiePath = ""
+	s.mu.Unlock()
+	if p != "" {
+		os.Remove(p)
+	}
+}
+
+// Addrs returns the bound listener addresses.
+func (s *Server) Addrs() []net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]net.Addr, len(s.listeners))
+	for i, ln := range s.listeners {
+		out[i] = ln.Addr()
+	}
+	return out
+}
+
+// Stop closes the listeners, waits briefly for running requests and
+// removes the cookie file. It is safe to call more than once.
+func (s *Server) Stop() error {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return nil
+	}
+	s.stopped = true
+	srv := s.httpServer
+	s.mu.Unlock()
+	if srv != nil {
+		srv.Close()
+	}
+	s.wg.Wait()
+	s.removeCookie()
+	return nil
+}
+
+// ServeHTTP handles one HTTP request: method and authentication checks,
+// the concurrency limit, body limit and time-out, then the JSON-RPC call or
+// batch.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		io.WriteString(w, "JSONRPC server handles only POST requests")
+		return
+	}
+	hdr := r.Header.Get("Authorization")
+	if hdr == "" {
+		w.Header().Set("WWW-Authenticate", `Basic realm="jsonrpc"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	if !s.authorized(hdr) {
+		log.Warnf("RPC: incorrect password attempt from %s", r.RemoteAddr)
+		time.Sleep(s.cfg.AuthFailDelay)
+		w.Header().Set("WWW-Authenticate", `Basic realm="jsonrpc"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		log.Warnf("RPC: request from %s refused: %d requests in progress", r.RemoteAddr, s.cfg.MaxClients)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "Work queue depth exceeded")
+		return
+	}
+	released := false
+	defer func() {
+		if !released {
+			<-s.sem
+		}
+	}()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			return
+		}
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	type answer struct {
+		status int
+		body   []byte
+	}
+	done := make(chan answer, 1)
+	released = true
+	go func() {
+		defer func() { <-s.sem }()
+		st, b := s.handleBody(body)
+		done <- answer{st, b}
+	}()
+	timer := time.NewTimer(s.cfg.RequestTimeout)
+	defer timer.Stop()
+	var a answer
+	select {
+	case a = <-done:
+	case <-timer.C:
+		a.status = http.StatusInternalServerError
+		a.body = appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Request timed out"))
+	}
+	if a.status == http.StatusNoContent {
+		w.WriteHeader(a.status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.status)
+	w.Write(append(a.body, '\n'))
+}
+
+// errorStatus is bitcoind's HTTP status for a legacy (1.0) error reply.
+func errorStatus(e *Error) int {
+	switch e.Code {
+	case ErrInvalidRequest:
+		return http.StatusBadRequest
+	case ErrMethodNotFound:
+		return http.StatusNotFound
+	}
+	return http.StatusInternalServerError
+}
+
+// handleBody answers a request body and returns the HTTP status and reply.
+// It follows bitcoind (v28+): a 1.0 call's error sets the HTTP status (400,
+// 404 or 500); a 2.0 call's error is a 200 reply; 2.0 notifications get
+// 204; a batch is always 200 (204 when it held only notifications).
+func (s *Server) handleBody(body []byte) (int, []byte) {
+	single, batch, isBatch, perr := parseBody(body, s.cfg.MaxBatch)
+	if perr != nil {
+		return errorStatus(perr), appendReply(nil, jsonV1, nil, nil, perr)
+	}
+	if !isBatch {
+		req, rerr := parseRequest(single)
+		if rerr != nil {
+			return errorStatus(rerr), appendReply(nil, req.Version, req.replyID(), nil, rerr)
+		}
+		res, rerr := s.execute(req)
+		if req.isNotification() {
+			return http.StatusNoContent, nil
+		}
+		out := appendReply(nil, req.Version, req.replyID(), res, rerr)
+		if rerr != nil && req.Version == jsonV1 {
+			return errorStatus(rerr), out
+		}
+		return http.StatusOK, out
+	}
+	out := []byte{'['}
+	n := 0
+	for _, raw := range batch {
+		req, rerr := parseRequest(raw)
+		var res json.RawMessage
+		if rerr == nil {
+			res, rerr = s.execute(req)
+		}
+		if req.isNotification() {
+			continue
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = appendReply(out, req.Version, req.replyID(), res, rerr)
+		n++
+	}
+	if n == 0 && len(batch) > 0 {
+		return http.StatusNoContent, nil
+	}
+	return http.StatusOK, append(out, ']')
+}
+
+// execute runs one parsed call and returns its marshalled result or error.
+func (s *Server) execute(req *request) (json.RawMessage, *Error) {
+	m := s.methods[req.Method]
+	if m == nil || (m.Available != nil && !m.Available(s)) {
+		return nil, NewError(ErrMethodNotFound, "Method not found")
+	}
+	p, rerr := bindParams(m, req.Params)
+	if rerr != nil {
+		return nil, rerr
+	}
+	s.mu.Lock()
+	id := s.nextCall
+	s.nextCall++
+	s.active[id] = activeCall{method: m.Name, start: time.Now()}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.active, id)
+		s.mu.Unlock()
+	}()
+	res, err := s.call(m, p)
+	if err != nil {
+		return nil, toRPCError(err)
+	}
+	b, err := encodeJSON(res)
+	if err != nil {
+		log.Errorf("RPC: cannot encode result of %s: %v", m.Name, err)
+		return nil, NewError(ErrInternal, "Internal error")
+	}
+	return b, nil
+}
+
+// call runs a handler, turning a panic into -32603 so bad input can never
+// take the node down.
+func (s *Server) call(m *Method, p *Params) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Errorf("RPC: panic in %s: %v\n%s", m.Name, r, debug.Stack())
+			res, err = nil, NewError(ErrInternal, "Internal error")
+		}
+	}()
+	return m.Handler(s, p)
+}
+
+// activeCalls lists running calls, oldest first, for getrpcinfo.
+func (s *Server) activeCalls() []activeCall {
+	s.mu.Lock()
+	out := make([]activeCall, 0, len(s.active))
+	for _, c := range s.active {
+		out = append(out, c)
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
+	return out
+}
+
+// Method returns a registered method (for tests and the daemon's help
+// output), or nil.
+func (s *Server) Method(name string) *Method { return s.methods[name] }
+
+// Register adds methods to the server (for daemon-specific extensions). It
+// must be called before Start.
+func (s *Server) Register(methods ...*Method) { s.methods.add(methods...) }
