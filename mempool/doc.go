@@ -1,0 +1,60 @@
+// Package mempool owns the pool of unconfirmed transactions: relay policy
+// (standardness, dust, fees, TRUC), acceptance with full replace-by-fee,
+// ancestor/descendant limits with the CPFP carve-out, the orphan pool, the
+// memory limit with a rolling minimum fee, expiry, reaction to connected and
+// disconnected blocks, block-template transaction selection, fee estimation
+// and persistence of both the pool (mempool.dat) and the estimator.
+//
+// The package depends only on wire. Everything it needs from the chain and
+// the script engine comes through the small seams in Config:
+//
+//   - ChainView.FetchCoin looks up an unspent output of the confirmed chain
+//     (amount, pkScript, height, coinbase flag);
+//   - ChainView.Tip reports the best block (height, median time past);
+//   - ChainView.MedianTimePast answers BIP68 time locks;
+//   - VerifyScripts runs the script engine over every input, either under the
+//     full standard flag set or under the consensus flags only.
+//
+// Script classification and sigop counting are done by a small private
+// parser in script.go (standard output types, push-only checks, legacy, P2SH
+// and witness sigop counts). It mirrors txscript's classifier and can be
+// swapped for it once that package is stable; nothing outside script.go
+// depends on its internals.
+//
+// A daemon adapter for the script seam looks like:
+//
+//	cfg.VerifyScripts = func(tx *wire.MsgTx, coins []mempool.Coin, standard bool) error {
+//		flags := consensusFlagsForNextBlock
+//		if standard {
+//			flags |= standardPolicyFlags
+//		}
+//		for i := range tx.TxIn {
+//			out := wire.TxOut{Value: coins[i].Value, PkScript: coins[i].PkScript}
+//			if err := txscript.VerifyInput(tx, i, &out, flags, sigCache, hashes); err != nil {
+//				return err
+//			}
+//		}
+//		return nil
+//	}
+//
+// Rejections are *RejectError values carrying Core's reason strings
+// ("min relay fee not met", "txn-mempool-conflict", "dust", ...), a BIP61
+// code and an ErrorKind for errors.Is: ErrConsensus marks a peer that
+// relayed something invalid, ErrMissingInputs an orphan candidate.
+//
+// Persistence: Pool.SaveFile/LoadFile write and read our own versioned
+// mempool.dat ("BNMP", version 1; see persist.go) and
+// FeeEstimator.SaveFile/LoadFeeEstimates the estimator ("BNFE", version 1;
+// see feepersist.go). Corrupt files are errors of kind ErrCorruptFile and
+// leave an empty pool or estimator.
+//
+// Defaults follow Bitcoin Core 30: -minrelaytxfee and -incrementalrelayfee
+// 100 sat/kvB, -dustrelayfee 3000 sat/kvB, -datacarriersize 100000 bytes
+// summed over any number of OP_RETURN outputs, -permitbaremultisig on,
+// -maxmempool 300 MB, -mempoolexpiry 336 h, ancestor/descendant limits 25
+// transactions and 101 kvB with the CPFP carve-out, full RBF (BIP125 rules
+// 3-6 for every conflict; at most 100 evictions), BIP431 TRUC (version 3)
+// rules with sibling eviction, the BIP54 cap of 2,500 legacy sigops, and at
+// most one dust output, which requires a zero fee (ephemeral dust in
+// packages is otherwise not supported, nor is package relay).
+package mempool

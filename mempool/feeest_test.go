@@ -1,0 +1,171 @@
+package mempool
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+// simulateFees feeds the estimator blocks in which transactions at three
+// fee rates confirm after 1, 5 and 20 blocks.
+func simulateFees(f *FeeEstimator, blocks int) {
+	type pending struct {
+		id     wire.Hash
+		height int32
+		fee    int64
+		due    int
+	}
+	var queue []pending
+	var n uint64
+	kinds := []struct {
+		rate int64
+		wait int
+	}{{50_000, 1}, {10_000, 5}, {2_000, 20}}
+	start := 100
+	f.ProcessBlock(int32(start), nil)
+	for h := start; h < start+blocks; h++ {
+		for _, k := range kinds {
+			for i := 0; i < 10; i++ {
+				n++
+				var id wire.Hash
+				binary.LittleEndian.PutUint64(id[:], n)
+				fee := k.rate * 200 / 1000
+				f.processTx(id, int32(h), fee, 200, true)
+				queue = append(queue, pending{id, int32(h), fee, h + k.wait})
+			}
+		}
+		var conf []ConfirmedTx
+		rest := queue[:0]
+		for _, p := range queue {
+			if p.due == h+1 {
+				conf = append(conf, ConfirmedTx{TxID: p.id, Height: p.height, Fee: p.fee, VSize: 200})
+			} else {
+				rest = append(rest, p)
+			}
+		}
+		queue = rest
+		f.ProcessBlock(int32(h+1), conf)
+	}
+}
+
+func near(got FeeRate, want float64) bool {
+	return float64(got) > want*0.95 && float64(got) < want*1.05
+}
+
+func TestFeeEstimatorConverges(t *testing.T) {
+	f := NewFeeEstimator()
+	if r, _ := f.EstimateSmartFee(2, false); r != 0 {
+		t.Fatalf("estimate without data: %v", r)
+	}
+	simulateFees(f, 300)
+	for _, c := range []struct {
+		target int
+		want   float64
+	}{{1, 50_000}, {2, 50_000}, {4, 50_000}, {10, 10_000}, {48, 2_000}} {
+		got, blocks := f.EstimateSmartFee(c.target, false)
+		if !near(got, c.want) {
+			t.Errorf("target %d: got %v (for %d blocks), want ~%v", c.target, got, blocks, c.want)
+		}
+	}
+	econ, _ := f.EstimateSmartFee(48, false)
+	cons, _ := f.EstimateSmartFee(48, true)
+	if cons < econ {
+		t.Fatalf("conservative %v below economical %v", cons, econ)
+	}
+	if _, blocks := f.EstimateSmartFee(1000, false); blocks != 149 {
+		t.Fatalf("target not capped by history: %d", blocks)
+	}
+}
+
+func TestFeeEstimatesPersistence(t *testing.T) {
+	f := NewFeeEstimator()
+	simulateFees(f, 200)
+	now := time.Unix(1_700_000_000, 0)
+	path := filepath.Join(t.TempDir(), "fee_estimates.dat")
+	if err := f.SaveFile(path, now); err != nil {
+		t.Fatal(err)
+	}
+	g, err := LoadFeeEstimates(path, now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []int{2, 6, 12, 24, 48, 100} {
+		for _, cons := range []bool{false, true} {
+			a, ab := f.EstimateSmartFee(target, cons)
+			b, bb := g.EstimateSmartFee(target, cons)
+			if a != b || ab != bb {
+				t.Fatalf("target %d cons %v: %v/%d vs %v/%d", target, cons, a, ab, b, bb)
+			}
+		}
+	}
+	// Stale.
+	if _, err := LoadFeeEstimates(path, now.Add(61*time.Hour)); !errors.Is(err, ErrStaleFile) {
+		t.Fatalf("stale: %v", err)
+	}
+	// Corrupt: a bad version byte and a truncation both fail and give an
+	// empty estimator.
+	data, _ := os.ReadFile(path)
+	for _, bad := range [][]byte{append([]byte("BNFE\x09"), data[5:]...), data[:len(data)-3], []byte("junk")} {
+		os.WriteFile(path, bad, 0o600)
+		e, err := LoadFeeEstimates(path, now)
+		if !errors.Is(err, ErrCorruptFile) {
+			t.Fatalf("corrupt file accepted: %v", err)
+		}
+		if r, _ := e.EstimateSmartFee(2, false); r != 0 {
+			t.Fatal("corrupt load is not empty")
+		}
+	}
+	// Missing file: empty, no error.
+	if _, err := LoadFeeEstimates(filepath.Join(t.TempDir(), "none"), now); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPoolFeesReachEstimator(t *testing.T) {
+	h := newHarness(t, nil)
+	h.est.ProcessBlock(h.chain.height, nil)
+	for round := 0; round < 60; round++ {
+		var txs []*wire.MsgTx
+		for i := 0; i < 5; i++ {
+			tx := spend([]wire.OutPoint{h.coin(100_000)}, 100_000-5000)
+			h.mustAccept(tx)
+			txs = append(txs, tx)
+		}
+		blk := h.chain.connect(txs...)
+		h.pool.BlockConnected(blk, h.chain.height)
+	}
+	rate, _ := h.pool.EstimateSmartFee(2, false)
+	e := spend([]wire.OutPoint{h.coin(100_000)}, 1)
+	want := float64(5000*1000) / float64(VirtualSize(e.Weight(), 1, 20))
+	if !near(rate, want) {
+		t.Fatalf("estimate %v want ~%v", rate, want)
+	}
+}
+
+func FuzzLoadFeeEstimates(f *testing.F) {
+	e := NewFeeEstimator()
+	simulateFees(e, 30)
+	valid := e.Encode(time.Unix(1_700_000_000, 0))
+	f.Add(valid)
+	f.Add(valid[:100])
+	f.Add([]byte("BNFE\x01"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, saved, err := DecodeFeeEstimates(b)
+		if err != nil {
+			if !errors.Is(err, ErrCorruptFile) {
+				t.Fatalf("error of wrong kind: %v", err)
+			}
+			return
+		}
+		if again := g.Encode(saved); string(again) != string(b) {
+			t.Fatal("round trip differs")
+		}
+		g.EstimateSmartFee(6, true)
+	})
+}

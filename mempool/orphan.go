@@ -1,0 +1,296 @@
+package mempool
+
+import (
+	"time"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+// PeerID identifies the peer a transaction came from (0 for local).
+type PeerID int64
+
+// OrphanLimits bounds the orphan pool.
+type OrphanLimits struct {
+	// MaxCount is the number of orphans kept (Core's
+	// -maxorphantx default, 100).
+	MaxCount int
+	// MaxTotalWeight bounds the summed weight of all orphans.
+	MaxTotalWeight int64
+	// MaxPerPeer is one peer's share of MaxCount; a peer over its share
+	// loses its own oldest orphan first.
+	MaxPerPeer int
+	// Expiry is how long an orphan waits for its parents (20 minutes).
+	Expiry time.Duration
+}
+
+// DefaultOrphanLimits returns Core's 100 orphans and 20-minute expiry, a
+// total weight of ten maximum-size standard transactions (4 MWU) and a
+// quarter of the count per peer.
+func DefaultOrphanLimits() OrphanLimits {
+	return OrphanLimits{
+		MaxCount:       100,
+		MaxTotalWeight: 10 * MaxStandardTxWeight,
+		MaxPerPeer:     25,
+		Expiry:         20 * time.Minute,
+	}
+}
+
+// orphanSweepInterval is how often expired orphans are looked for (Core's
+// ORPHAN_TX_EXPIRE_INTERVAL).
+const orphanSweepInterval = 5 * time.Minute
+
+type orphan struct {
+	tx      *wire.MsgTx
+	txid    wire.Hash
+	peer    PeerID
+	expires time.Time
+	weight  int64
+	seq     uint64
+}
+
+type orphanPool struct {
+	lim       OrphanLimits
+	byID      map[wire.Hash]*orphan
+	byPrev    map[wire.OutPoint][]*orphan
+	perPeer   map[PeerID]int
+	weight    int64
+	nextSweep time.Time
+	seq       uint64
+}
+
+func (o *orphanPool) init(lim OrphanLimits) {
+	o.lim = lim
+	o.byID = make(map[wire.Hash]*orphan)
+	o.byPrev = make(map[wire.OutPoint][]*orphan)
+	o.perPeer = make(map[PeerID]int)
+}
+
+// add stores tx unless it is too heavy or already present; it then
+// enforces the limits, evicting the oldest orphan of the peer with the
+// most orphans first.
+func (o *orphanPool) add(tx *wire.MsgTx, txid wire.Hash, peer PeerID, now time.Time) bool {
+	if _, ok := o.byID[txid]; ok {
+		return false
+	}
+	w := tx.Weight()
+	if w > MaxStandardTxWeight {
+		return false
+	}
+	o.seq++
+	or := &orphan{tx: tx, txid: txid, peer: peer, expires: now.Add(o.lim.Expiry), weight: w, seq: o.seq}
+	o.byID[txid] = or
+	for i := range tx.TxIn {
+		op := tx.TxIn[i].PreviousOutPoint
+		o.byPrev[op] = append(o.byPrev[op], or)
+	}
+	o.perPeer[peer]++
+	o.weight += w
+	o.limit(now)
+	_, kept := o.byID[txid]
+	return kept
+}
+
+func (o *orphanPool) remove(or *orphan) {
+	if _, ok := o.byID[or.txid]; !ok {
+		return
+	}
+	delete(o.byID, or.txid)
+	for i := range or.tx.TxIn {
+		op := or.tx.TxIn[i].PreviousOutPoint
+		list := o.byPrev[op]
+		for j, x := range list {
+			if x == or {
+				list[j] = list[len(list)-1]
+				list = list[:len(list)-1]
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(o.byPrev, op)
+		} else {
+			o.byPrev[op] = list
+		}
+	}
+	if o.perPeer[or.peer]--; o.perPeer[or.peer] <= 0 {
+		delete(o.perPeer, or.peer)
+	}
+	o.weight -= or.weight
+}
+
+// limit expires old orphans (every sweep interval) and evicts until the
+// count, weight and per-peer limits hold.
+func (o *orphanPool) limit(now time.Time) {
+	if !now.Before(o.nextSweep) {
+		for _, or := range o.byID {
+			if now.After(or.expires) {
+				o.remove(or)
+			}
+		}
+		o.nextSweep = now.Add(orphanSweepInterval)
+	}
+	for len(o.byID) > 0 {
+		var heavy PeerID
+		most := 0
+		for peer, n := range o.perPeer {
+			if n > most || (n == most && peer < heavy) {
+				heavy, most = peer, n
+			}
+		}
+		if len(o.byID) <= o.lim.MaxCount && o.weight <= o.lim.MaxTotalWeight && most <= o.lim.MaxPerPeer {
+			return
+		}
+		var oldest *orphan
+		for _, or := range o.byID {
+			if or.peer == heavy && (oldest == nil || or.seq < oldest.seq) {
+				oldest = or
+			}
+		}
+		o.remove(oldest)
+	}
+}
+
+// children returns the orphans spending an output of txid (outputs
+// numbered below n).
+func (o *orphanPool) children(txid wire.Hash, n int) []*orphan {
+	var out []*orphan
+	for i := 0; i < n; i++ {
+		for _, or := range o.byPrev[wire.OutPoint{Hash: txid, Index: uint32(i)}] {
+			if !containsOrphan(out, or) {
+				out = append(out, or)
+			}
+		}
+	}
+	return out
+}
+
+func containsOrphan(s []*orphan, x *orphan) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// removeForBlock drops orphans that the block confirms or that spend an
+// output the block spends (they can never be valid).
+func (o *orphanPool) removeForBlock(block *wire.MsgBlock, txids []wire.Hash) {
+	for i, tx := range block.Transactions {
+		if or, ok := o.byID[txids[i]]; ok {
+			o.remove(or)
+		}
+		for j := range tx.TxIn {
+			for _, or := range append([]*orphan(nil), o.byPrev[tx.TxIn[j].PreviousOutPoint]...) {
+				o.remove(or)
+			}
+		}
+	}
+}
+
+// ProcessTransaction accepts tx from peer; when its inputs are missing and
+// allowOrphans is set it keeps it as an orphan (orphaned is then true and
+// err nil). Accepting a transaction also accepts any orphans it unlocks,
+// recursively; all accepted entries are returned in acceptance order and
+// announced through Config.OnAccept.
+func (p *Pool) ProcessTransaction(tx *wire.MsgTx, peer PeerID, allowOrphans bool) (accepted []*Entry, orphaned bool, err error) {
+	p.mu.Lock()
+	res, err := p.acceptLocked(tx, AcceptOptions{})
+	if err != nil {
+		if allowOrphans && IsMissingInputs(err) {
+			orphaned = p.orphans.add(tx, tx.TxHash(), peer, p.now())
+			if orphaned {
+				err = nil
+			}
+		}
+		p.mu.Unlock()
+		return nil, orphaned, err
+	}
+	accepted = append(accepted, res.Entry)
+	accepted = p.snapshots(p.processOrphansLocked(accepted))
+	p.mu.Unlock()
+	p.announce(accepted)
+	return accepted, false, nil
+}
+
+// processOrphansLocked tries the orphans unlocked by the entries from
+// accepted[start:] onwards, appending those that enter the pool.
+func (p *Pool) processOrphansLocked(accepted []*Entry) []*Entry {
+	for i := 0; i < len(accepted); i++ {
+		parent := accepted[i]
+		for _, or := range p.orphans.children(parent.TxID, len(parent.Tx.TxOut)) {
+			if _, still := p.orphans.byID[or.txid]; !still {
+				continue
+			}
+			res, err := p.acceptLocked(or.tx, AcceptOptions{})
+			if err != nil {
+				if !IsMissingInputs(err) {
+					p.orphans.remove(or)
+				}
+				continue
+			}
+			p.orphans.remove(or)
+			accepted = append(accepted, res.Entry)
+		}
+	}
+	return accepted
+}
+
+// snapshots replaces live entries by snapshots, in place, for handing out
+// after the lock is released. Entries that already left the pool again
+// (evicted by a later orphan) are still reported as accepted.
+func (p *Pool) snapshots(es []*Entry) []*Entry {
+	if len(es) == 0 {
+		return es
+	}
+	for i, e := range es {
+		es[i] = snapshot(e)
+	}
+	return es
+}
+
+func (p *Pool) announce(entries []*Entry) {
+	if p.cfg.OnAccept == nil {
+		return
+	}
+	for _, e := range entries {
+		p.cfg.OnAccept(e)
+	}
+}
+
+// HaveOrphan reports whether the orphan pool holds txid.
+func (p *Pool) HaveOrphan(txid wire.Hash) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	_, ok := p.orphans.byID[txid]
+	return ok
+}
+
+// OrphanCount returns the number of orphans held.
+func (p *Pool) OrphanCount() int {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return len(p.orphans.byID)
+}
+
+// RemoveOrphansByPeer drops every orphan from peer (when it disconnects)
+// and returns how many were dropped.
+func (p *Pool) RemoveOrphansByPeer(peer PeerID) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, or := range p.orphans.byID {
+		if or.peer == peer {
+			p.orphans.remove(or)
+			n++
+		}
+	}
+	return n
+}
+
+// ExpireOrphans runs the orphan expiry sweep now.
+func (p *Pool) ExpireOrphans() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.orphans.nextSweep = time.Time{}
+	p.orphans.limit(p.now())
+}
