@@ -361,11 +361,19 @@ func (cfg *config) validate() error {
 	// switching networks never mixes chain data.
 	cfg.DataDir = filepath.Join(cleanAndExpandPath(cfg.DataDir), cfg.netName)
 	cfg.LogDir = filepath.Join(cleanAndExpandPath(cfg.LogDir), cfg.netName)
-	if cfg.CPUProfile != "" {
-		cfg.CPUProfile = cleanAndExpandPath(cfg.CPUProfile)
-	}
-	if cfg.MemProfile != "" {
-		cfg.MemProfile = cleanAndExpandPath(cfg.MemProfile)
+	for _, p := range []struct {
+		opt  string
+		path *string
+	}{{"--cpuprofile", &cfg.CPUProfile}, {"--memprofile", &cfg.MemProfile}} {
+		if *p.path == "" {
+			continue
+		}
+		*p.path = cleanAndExpandPath(*p.path)
+		// The heap profile is written at shutdown; a typo in its directory
+		// should fail now, not after hours of running.
+		if st, err := os.Stat(filepath.Dir(*p.path)); err != nil || !st.IsDir() {
+			return invalidf("%s: directory of %s does not exist", p.opt, *p.path)
+		}
 	}
 
 	lv, err := parseDebugLevels(cfg.DebugLevel)

@@ -223,9 +223,10 @@ func TestAppDataMovesDefaults(t *testing.T) {
 }
 
 func TestPathExpansion(t *testing.T) {
-	t.Setenv("BTCD_TEST_DIR", "/srv/node")
+	dir := t.TempDir()
+	t.Setenv("BTCD_TEST_DIR", dir)
 	cfg := mustLoad(t, "--datadir=$BTCD_TEST_DIR/chain", "--memprofile=$BTCD_TEST_DIR/mem.prof")
-	if cfg.DataDir != "/srv/node/chain/mainnet" || cfg.MemProfile != "/srv/node/mem.prof" {
+	if cfg.DataDir != filepath.Join(dir, "chain", "mainnet") || cfg.MemProfile != filepath.Join(dir, "mem.prof") {
 		t.Fatalf("DataDir %s MemProfile %s", cfg.DataDir, cfg.MemProfile)
 	}
 	home, err := os.UserHomeDir()
@@ -293,6 +294,8 @@ func TestContradictionsAndBadValues(t *testing.T) {
 		{[]string{"--gogc=-5"}, "--gogc", errInvalidValue},
 		{[]string{"--memlimit=99999999999999"}, "--memlimit", errInvalidValue},
 		{[]string{"--utxocachemaxsize=-1"}, "--utxocachemaxsize", errInvalidValue},
+		{[]string{"--memprofile=/nonexistent-dir/x/mem.prof"}, "--memprofile", errInvalidValue},
+		{[]string{"--cpuprofile=/nonexistent-dir/x/cpu.prof"}, "--cpuprofile", errInvalidValue},
 		{[]string{"--nosuchflag"}, "--nosuchflag", errUnknownOption},
 		{[]string{"-z"}, "-z", errUnknownOption},
 		{[]string{"stray"}, "stray", errUnknownOption},

@@ -9,7 +9,14 @@ import (
 
 	"github.com/btcsuite/btclog"
 
+	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/internal/logrotate"
+	"github.com/btcnode/btcd/peer"
+	"github.com/btcnode/btcd/peer/addrmgr"
+	"github.com/btcnode/btcd/peer/banmgr"
+	"github.com/btcnode/btcd/peer/connmgr"
+	"github.com/btcnode/btcd/rpc"
+	"github.com/btcnode/btcd/txscript"
 )
 
 // logWriter sends every log line to stdout and, once initLogRotator has run,
@@ -33,20 +40,22 @@ var backendLog = btclog.NewBackend(logWriter{})
 
 // One logger per subsystem. Each package that logs exposes
 // UseLogger(btclog.Logger); useLoggers hands these out. Where each tag
-// goes once its package exists:
+// goes (packages marked * do not have a UseLogger yet and are plugged in
+// as they gain one):
 //
 //	BTCD  package main (daemon start-up and shutdown)
-//	SRVR  package main server (replaced by the peer/server wiring)
+//	SRVR  package main server (until the peer/sync wiring replaces it)
 //	CHAN  blockchain.UseLogger
-//	UTXO  blockchain UTXO cache (blockchain.UseUtxoLogger or similar)
+//	UTXO  * UTXO cache (database chain state)
 //	SCRP  txscript.UseLogger
-//	DB    database.UseLogger
-//	INDX  transaction index (blockchain/indexers or database)
+//	DB    * database
+//	INDX  * transaction index
 //	PEER  peer.UseLogger
-//	SYNC  block/header sync manager
-//	AMGR  address manager
-//	CMGR  connection manager
-//	MEMP  mempool.UseLogger
+//	SYNC  * block/header sync manager
+//	AMGR  addrmgr.UseLogger
+//	CMGR  connmgr.UseLogger
+//	BMGR  banmgr.UseLogger
+//	MEMP  * mempool
 //	RPCS  rpc.UseLogger
 var (
 	btcdLog = backendLog.Logger("BTCD")
@@ -60,6 +69,7 @@ var (
 	syncLog = backendLog.Logger("SYNC")
 	amgrLog = backendLog.Logger("AMGR")
 	cmgrLog = backendLog.Logger("CMGR")
+	bmgrLog = backendLog.Logger("BMGR")
 	mempLog = backendLog.Logger("MEMP")
 	rpcsLog = backendLog.Logger("RPCS")
 )
@@ -78,13 +88,22 @@ var subsystemLoggers = map[string]btclog.Logger{
 	"SYNC": syncLog,
 	"AMGR": amgrLog,
 	"CMGR": cmgrLog,
+	"BMGR": bmgrLog,
 	"MEMP": mempLog,
 	"RPCS": rpcsLog,
 }
 
-// useLoggers gives each package its subsystem logger. Packages are added
-// here as they gain a UseLogger function (see the table above).
+// useLoggers gives each package its subsystem logger. It runs once at
+// start-up, before any package goroutine exists. Packages are added here as
+// they gain a UseLogger function (see the table above).
 func useLoggers() {
+	blockchain.UseLogger(chanLog)
+	txscript.UseLogger(scrpLog)
+	peer.UseLogger(peerLog)
+	addrmgr.UseLogger(amgrLog)
+	connmgr.UseLogger(cmgrLog)
+	banmgr.UseLogger(bmgrLog)
+	rpc.UseLogger(rpcsLog)
 }
 
 // initLogRotator starts writing log lines to logFile in addition to stdout.

@@ -30,14 +30,36 @@ type ProcessResult struct {
 // the difficulty rules and the checkpoints against a known parent, so
 // storing data costs the sender real work at the chain's difficulty.
 func (b *BlockChain) ProcessBlock(block *wire.MsgBlock) (ProcessResult, error) {
+	return b.ProcessBlockWithFlags(block, BFNone)
+}
+
+// BehaviorFlags modify ProcessBlockWithFlags.
+type BehaviorFlags uint32
+
+const (
+	// BFNone is a block we asked for, or one given by submitblock.
+	BFNone BehaviorFlags = 0
+	// BFUnrequested marks a block a peer pushed without being asked. As in
+	// Core, such a block is quietly not stored unless it has at least the
+	// tip's work, is within 288 blocks of the tip and its chain has the
+	// minimum chain work, so unsolicited side-chain blocks cost us no
+	// disk.
+	BFUnrequested BehaviorFlags = 1 << iota
+)
+
+// minBlocksToKeep is how far ahead of the tip an unrequested block may be.
+const minBlocksToKeep = 288
+
+// ProcessBlockWithFlags is ProcessBlock with behaviour flags.
+func (b *BlockChain) ProcessBlockWithFlags(block *wire.MsgBlock, flags BehaviorFlags) (ProcessResult, error) {
 	b.mu.Lock()
-	res, err := b.processBlock(block)
+	res, err := b.processBlock(block, flags)
 	b.mu.Unlock()
 	b.deliver()
 	return res, err
 }
 
-func (b *BlockChain) processBlock(block *wire.MsgBlock) (ProcessResult, error) {
+func (b *BlockChain) processBlock(block *wire.MsgBlock, flags BehaviorFlags) (ProcessResult, error) {
 	hash := block.BlockHash()
 	if n := b.index.lookup(&hash); n != nil && n.status&statusDataStored != 0 {
 		return ProcessResult{Duplicate: true, MainChain: b.chain.contains(n)}, nil
@@ -46,19 +68,18 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock) (ProcessResult, error) {
 		return ProcessResult{Duplicate: true, Orphan: true, OrphanRoot: b.orphans.root(hash)}, nil
 	}
 	if err := CheckBlockSanity(block, b.params.PowLimit); err != nil {
-		// A failed known header is marked unless the failure may be a
-		// malleated copy of a valid block.
-		if n := b.index.lookup(&hash); n != nil {
-			b.failOnRule(n, err)
-		}
+		// Context-free failures never mark the hash invalid, as in Core:
+		// a transaction list that merely hashes to the header's merkle
+		// root (e.g. 64-byte transactions posing as inner nodes) is not
+		// necessarily the block the header commits to.
 		return ProcessResult{}, err
 	}
 	if b.index.lookup(&block.Header.PrevBlock) == nil {
 		b.orphans.add(block, hash, b.maxOrphans, time.Now())
 		return ProcessResult{Orphan: true, OrphanRoot: b.orphans.root(hash)}, nil
 	}
-	n, err := b.acceptBlockAndConnect(block, hash)
-	if err != nil {
+	n, err := b.acceptBlockAndConnect(block, hash, flags)
+	if err != nil || n.status&statusDataStored == 0 {
 		return ProcessResult{}, err
 	}
 	b.processOrphans(hash)
@@ -68,10 +89,17 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock) (ProcessResult, error) {
 // acceptBlockAndConnect accepts a block whose parent is known and runs the
 // best-chain selection, returning the block's own rule error if it failed
 // to connect.
-func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash) (*blockNode, error) {
+func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash, flags BehaviorFlags) (*blockNode, error) {
 	n, err := b.acceptHeader(&block.Header, hash)
 	if err != nil {
 		return nil, err
+	}
+	if flags&BFUnrequested != 0 {
+		tip := b.chain.tip()
+		if n.workSum.Cmp(tip.workSum) < 0 || n.height > tip.height+minBlocksToKeep ||
+			n.workSum.Cmp(b.minWork) < 0 {
+			return n, nil
+		}
 	}
 	if err := b.acceptBlock(n, block); err != nil {
 		return n, err
@@ -102,7 +130,7 @@ func (b *BlockChain) processOrphans(hash wire.Hash) {
 			if ob == nil {
 				continue
 			}
-			if _, err := b.acceptBlockAndConnect(ob.block, h); err != nil {
+			if _, err := b.acceptBlockAndConnect(ob.block, h, BFNone); err != nil {
 				log.Debugf("Orphan block %v rejected: %v", h, err)
 				continue
 			}

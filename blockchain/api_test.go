@@ -233,3 +233,60 @@ func TestCheckpoints(t *testing.T) {
 		t.Errorf("mismatch: %v", err)
 	}
 }
+
+func TestUnrequestedSideBlockNotStored(t *testing.T) {
+	rc, base := newReorgChain(t)
+	a := rc.extendN(base, 2)
+	rc.process(a...)
+	side := rc.extend(base)
+	if _, err := rc.chain.ProcessBlockWithFlags(side.Block, BFUnrequested); err != nil {
+		t.Fatal(err)
+	}
+	if rc.chain.HaveBlock(&side.Hash) {
+		t.Error("unrequested low-work block was stored")
+	}
+	// Requested, it is stored as a side block.
+	if _, err := rc.chain.ProcessBlock(side.Block); err != nil || !rc.chain.HaveBlock(&side.Hash) {
+		t.Errorf("requested side block: %v", err)
+	}
+	next := rc.extend(a[1])
+	if res, err := rc.chain.ProcessBlockWithFlags(next.Block, BFUnrequested); err != nil || !res.MainChain {
+		t.Errorf("unrequested tip extension: %+v %v", res, err)
+	}
+}
+
+func TestMissingBlocks(t *testing.T) {
+	tc := newTestChain(t, regtest(t), nil)
+	es := tc.b.MineCoinbases(10)
+	if _, _, err := tc.chain.ProcessHeaders(headersOf(es)); err != nil {
+		t.Fatal(err)
+	}
+	tc.accept(es[0])
+	tc.chain.ProcessBlock(es[2].Block) // stored, not connectable yet
+	got := tc.chain.MissingBlocks(4)
+	want := []wire.Hash{es[1].Hash, es[3].Hash, es[4].Hash, es[5].Hash}
+	if len(got) != len(want) {
+		t.Fatalf("got %d hashes", len(got))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("missing[%d] wrong", i)
+		}
+	}
+	tc.accept(es[1])
+	tc.tipIs(es[2].Hash)
+	if h, height, ok := tc.chain.HeaderByHash(&es[9].Hash); !ok || height != 10 || h.BlockHash() != es[9].Hash {
+		t.Error("HeaderByHash")
+	}
+}
+
+func TestPrefetchInputs(t *testing.T) {
+	tc := newTestChain(t, regtest(t), nil)
+	tc.mine(101)
+	cb := tc.b.MatureCoinbases(tc.b.Tip)[0]
+	e := tc.b.NextBlock(nil, []*wire.MsgTx{tc.b.Spend([]*chaintest.Output{cb}, nil, 1000)}, nil)
+	if err := tc.chain.PrefetchInputs(e.Block); err != nil {
+		t.Fatal(err)
+	}
+	tc.accept(e)
+}

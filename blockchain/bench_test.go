@@ -102,3 +102,26 @@ func BenchmarkConnectBlock2000P2WPKH(b *testing.B) { benchConnect(b, 2000, true)
 func BenchmarkConnectBlock2000P2WPKHNoScripts(b *testing.B) {
 	benchConnect(b, 2000, false)
 }
+
+// BenchmarkProcessHeaders2000 adds a "headers" message worth of regtest
+// headers to the tree (proof of work, retarget and time rules, node
+// creation).
+func BenchmarkProcessHeaders2000(b *testing.B) {
+	p := regtest(b)
+	bld := chaintest.New(p)
+	es := bld.MineCoinbases(2000)
+	hdrs := headersOf(es)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		tc := newTestChain(b, p, nil)
+		b.StartTimer()
+		if _, _, err := tc.chain.ProcessHeaders(hdrs); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		tc.close()
+		b.StartTimer()
+	}
+}

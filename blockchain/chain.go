@@ -50,15 +50,14 @@ type Config struct {
 // BestState describes the tip. A new value is published after every tip
 // change, so a pointer obtained from BestSnapshot is immutable.
 type BestState struct {
-	Hash        wire.Hash
-	Height      int32
-	Bits        uint32
-	BlockSize   uint64
-	BlockWeight uint64
-	NumTxns     uint64
-	TotalTxns   uint64
-	MedianTime  int64
-	ChainWork   Work
+	Hash       wire.Hash
+	Height     int32
+	Bits       uint32
+	BlockSize  uint64
+	NumTxns    uint64
+	TotalTxns  uint64
+	MedianTime int64
+	ChainWork  Work
 }
 
 // BlockChain validates blocks and keeps the best chain and its UTXO set.

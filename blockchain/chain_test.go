@@ -8,7 +8,13 @@ import (
 )
 
 func TestChainSpendAllKinds(t *testing.T) {
-	tc := newTestChain(t, regtest(t), nil)
+	for _, par := range []int{1, 4} {
+		t.Run(itoa(par), func(t *testing.T) { testSpendAllKinds(t, par) })
+	}
+}
+
+func testSpendAllKinds(t *testing.T, par int) {
+	tc := newTestChain(t, regtest(t), func(c *Config) { c.Par = par })
 	tc.mine(101)
 	cbs := tc.b.MatureCoinbases(tc.b.Tip)
 	if len(cbs) < 2 {
@@ -43,4 +49,32 @@ func TestChainSpendAllKinds(t *testing.T) {
 	// Restart and check the tip survived.
 	tc.reopen()
 	tc.tipIs(e3.Hash)
+}
+
+// TestCrashBeforeFlush drops the chain without flushing: it restarts from
+// the last flushed tip and accepts the lost blocks again.
+func TestCrashBeforeFlush(t *testing.T) {
+	tc := newTestChain(t, regtest(t), nil)
+	tc.mine(10)
+	if err := tc.chain.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	flushed := tc.chain.BestSnapshot().Hash
+	lost := tc.b.MineCoinbases(5)
+	for _, e := range lost {
+		tc.accept(e)
+	}
+	// Crash: stop the workers and close the databases without a flush.
+	tc.chain.scripts.stop()
+	tc.cs.Close()
+	tc.db.Close()
+	tc.chain = nil
+	tc.open(nil)
+	tc.tipIs(flushed)
+	for _, e := range lost {
+		if _, err := tc.chain.ProcessBlock(e.Block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tc.tipIs(lost[4].Hash)
 }

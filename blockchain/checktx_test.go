@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -167,14 +168,14 @@ func TestSigOpCounting(t *testing.T) {
 	multi := []byte{0x52, 0x21, 0x02}
 	multi = append(multi, make([]byte, 32)...)
 	multi = append(multi, 0x52, opCheckMultiSig) // 2-of-? : accurate count 2
-	if n := CountSigOps(multi, true); n != 2 {
+	if n := txscript.GetSigOpCount(multi, true); n != 2 {
 		t.Errorf("accurate multisig %d", n)
 	}
-	if n := CountSigOps(multi, false); n != 20 {
+	if n := txscript.GetSigOpCount(multi, false); n != 20 {
 		t.Errorf("legacy multisig %d", n)
 	}
 	// A truncated push stops counting.
-	if n := CountSigOps([]byte{opCheckSig, 0x4c}, false); n != 1 {
+	if n := txscript.GetSigOpCount([]byte{opCheckSig, 0x4c}, false); n != 1 {
 		t.Errorf("truncated %d", n)
 	}
 	// P2SH: the redeem script's sigops count accurately, times four.

@@ -1,20 +1,56 @@
 // Package blockchain owns block validation and the chain state: Bitcoin's
 // consensus rules as pure functions (proof of work, difficulty retargeting
 // for every network, median time past, block and transaction checks,
-// subsidy, witness commitments, lock times, sigop limits), the in-memory
-// header tree with cumulative work and skip pointers, and the BlockChain
-// type that accepts headers and blocks, keeps a bounded orphan pool,
-// connects and disconnects blocks against the database's UTXO cache with
-// undo data, reorganizes to the chain with the most work, verifies scripts
-// in parallel and notifies subscribers.
+// subsidy, witness commitments, lock times, sigop limits, BIP325 signet
+// solutions), the in-memory header tree with cumulative work and skip
+// pointers, and the BlockChain type that accepts headers and blocks, keeps
+// a bounded orphan pool, connects and disconnects blocks against the
+// database's UTXO cache with undo data, reorganizes to the chain with the
+// most work, verifies scripts in parallel and notifies subscribers.
 //
-// The pure functions (files pow.go, difficulty.go, mediantime.go,
-// checkblock.go, checktx.go, locktime.go, subsidy.go, witness.go) take
-// everything they need as arguments and touch no chain state, in the
-// spirit of dcrd's blockchain/standalone; the mempool and the miner use
-// them directly.
+// # Pure rules
 //
-// Rule failures are *RuleError values whose Kind is an ErrorKind named
-// after, and equal to, Bitcoin Core's reject reason, so that errors.Is
-// selects a rule and submitblock can answer exactly as bitcoind does.
+// The files pow.go, difficulty.go, checkblock.go, checktx.go, locktime.go,
+// subsidy.go, coinbase.go, sigops.go and signet.go take everything they
+// need as arguments and touch no chain state, in the spirit of dcrd's
+// blockchain/standalone; the mempool and the miner can use them directly.
+//
+// # Errors
+//
+// Rule failures are *RuleError values whose Kind is an ErrorKind equal to
+// Bitcoin Core's reject reason ("bad-txnmrklroot", "high-hash"), so that
+// errors.Is selects a rule and submitblock (SubmitBlock) can answer exactly
+// as bitcoind does. Failures Core classes as mutations (merkle root,
+// duplicated transactions, witness commitment) and context-free failures
+// never mark a block hash invalid, since the bytes received may not be the
+// block the header commits to; "time-too-new" headers are not stored.
+//
+// # The block path
+//
+// ProcessBlock checks a block without context, finds its parent (or keeps
+// it as an orphan), checks and stores its header and data, and runs the
+// best-chain selection. Connecting a block fetches all the coins it spends
+// in one pass from the UTXO cache, applies its changes while the script
+// checks run on a pool of workers (GOMAXPROCS by default, Config.Par), and
+// rolls them back if any rule fails; the undo record is written once all
+// passed. Blocks below a configured assume-valid block skip script checks
+// only. Block data and the block index are made durable before the
+// chainstate at every flush, so the chainstate never names a block the
+// index lacks.
+//
+// # Anti-DoS policy for headers and blocks
+//
+// A header enters the tree only if it connects to a header we have, has
+// valid proof of work, the exact difficulty the retarget rules demand at
+// its position, a timestamp within the rules and, when checkpoints are
+// configured, does not fork below the last checkpoint in the tree. A peer
+// can therefore make us store headers only by mining them at the chain's
+// difficulty. The sync manager feeds peers' headers through
+// ProcessHeaders in order and should only download blocks of a header
+// chain for which HeaderChainTrusted (at least MinimumChainWork) holds.
+// Blocks pushed without being requested go through ProcessBlockWithFlags
+// with BFUnrequested, which (as Core) does not store blocks with less work
+// than the tip, too far ahead, or below the minimum chain work. The orphan
+// pool is bounded in count and bytes and only holds blocks whose proof of
+// work holds.
 package blockchain

@@ -40,7 +40,9 @@ type Notification struct {
 
 // Subscribe registers a callback for chain events. Callbacks run on the
 // goroutine that changed the chain, after the chain lock is released, in
-// order; they may call back into the chain but should return quickly.
+// order. They may call the chain's query methods but must not call methods
+// that change it (ProcessBlock, ProcessHeaders, InvalidateBlock, ...),
+// which deliver events themselves; they should return quickly.
 func (b *BlockChain) Subscribe(fn func(*Notification)) {
 	b.subMu.Lock()
 	b.subs = append(b.subs, fn)

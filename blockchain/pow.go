@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/big"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/wire"
@@ -95,9 +96,42 @@ func (w Work) String() string {
 	return string(out)
 }
 
+// bitsWork caches the work and target of one compact value: consecutive
+// headers almost always share their bits, so the big-number arithmetic is
+// done once per retarget instead of once per header.
+type bitsWork struct {
+	bits     uint32
+	work     Work
+	powLimit *big.Int
+	targetOK bool
+	target   [32]byte // big-endian
+}
+
+var lastBits atomic.Pointer[bitsWork]
+
+// lookupBits returns the cached entry for bits, computing it if needed.
+func lookupBits(bits uint32, powLimit *big.Int) *bitsWork {
+	if c := lastBits.Load(); c != nil && c.bits == bits && c.powLimit == powLimit {
+		return c
+	}
+	c := &bitsWork{bits: bits, powLimit: powLimit, work: WorkFromBig(chaincfg.CalcWork(bits))}
+	if powLimit != nil {
+		t, ok := chaincfg.TargetFromBits(bits, powLimit)
+		c.targetOK = ok
+		if ok {
+			t.FillBytes(c.target[:])
+		}
+	}
+	lastBits.Store(c)
+	return c
+}
+
 // CalcWork returns the work a header with the given bits proves (see
 // chaincfg.CalcWork).
 func CalcWork(bits uint32) Work {
+	if c := lastBits.Load(); c != nil && c.bits == bits {
+		return c.work
+	}
 	return WorkFromBig(chaincfg.CalcWork(bits))
 }
 
@@ -111,10 +145,9 @@ func HashToBig(h *wire.Hash) *big.Int {
 	return new(big.Int).SetBytes(be[:])
 }
 
-// hashAboveTarget compares a hash with a target without allocating.
-func hashAboveTarget(h *wire.Hash, target *big.Int) bool {
-	var tb [32]byte
-	target.FillBytes(tb[:])
+// hashAboveTarget compares a hash (little-endian) with a big-endian
+// target without allocating.
+func hashAboveTarget(h *wire.Hash, tb *[32]byte) bool {
 	for i := 0; i < 32; i++ {
 		hb := h[31-i]
 		if hb != tb[i] {
@@ -125,16 +158,16 @@ func hashAboveTarget(h *wire.Hash, target *big.Int) bool {
 }
 
 // CheckProofOfWork checks that bits encodes a valid target no easier than
-// powLimit ("bad-diffbits") and that hash does not exceed it ("high-hash"),
-// as Core's CheckProofOfWork does. Core reports both as "high-hash" from
-// CheckBlockHeader; so does this function, keeping the detail in Desc.
+// powLimit and that hash does not exceed it, as Core's CheckProofOfWork
+// does; Core reports both failures as "high-hash" from CheckBlockHeader,
+// and so does this function, keeping the detail in Desc.
 func CheckProofOfWork(hash *wire.Hash, bits uint32, powLimit *big.Int) error {
-	target, ok := chaincfg.TargetFromBits(bits, powLimit)
-	if !ok {
+	c := lookupBits(bits, powLimit)
+	if !c.targetOK {
 		return ruleError(ErrHighHash, "target bits %08x invalid or above the limit", bits)
 	}
-	if hashAboveTarget(hash, target) {
-		return ruleError(ErrHighHash, "hash %v above target %064x", hash, target)
+	if hashAboveTarget(hash, &c.target) {
+		return ruleError(ErrHighHash, "hash %v above target %x", hash, c.target)
 	}
 	return nil
 }

@@ -215,3 +215,73 @@ func (b *BlockChain) NextBlockScriptFlags() txscript.ScriptFlags {
 	defer b.mu.RUnlock()
 	return ScriptFlagsFor(b.params, b.chain.height()+1, wire.Hash{})
 }
+
+// maxTipAge is how old the tip may be before the node considers itself
+// in initial block download (Core's DEFAULT_MAX_TIP_AGE).
+const maxTipAge = 24 * 60 * 60
+
+// IsCurrent reports whether the chain has caught up: the tip has at least
+// the minimum chain work and is less than a day old (the inverse of
+// Core's IsInitialBlockDownload, without its latch).
+func (b *BlockChain) IsCurrent() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	tip := b.chain.tip()
+	if tip.workSum.Cmp(b.minWork) < 0 {
+		return false
+	}
+	return int64(tip.timestamp) >= b.now()-maxTipAge
+}
+
+// MissingBlocks returns up to max hashes of blocks on the best header
+// chain, from the fork with the main chain upwards, whose data we do not
+// have: what the sync manager should download next (Core's
+// FindNextBlocksToDownload without the per-peer parts).
+func (b *BlockChain) MissingBlocks(max int) []wire.Hash {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	best := b.index.bestHeader
+	if best == nil || max <= 0 {
+		return nil
+	}
+	fork := b.chain.findForkWithChain(best)
+	var out []wire.Hash
+	for h := fork.height + 1; h <= best.height && len(out) < max; h++ {
+		n := best.ancestor(h)
+		if n.status&statusDataStored == 0 {
+			out = append(out, n.hash)
+		}
+	}
+	return out
+}
+
+// HeaderByHash returns a header from the tree.
+func (b *BlockChain) HeaderByHash(hash *wire.Hash) (wire.BlockHeader, int32, bool) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.index.lookup(hash)
+	if n == nil {
+		return wire.BlockHeader{}, -1, false
+	}
+	return n.header(), n.height, true
+}
+
+// PrefetchInputs warms the UTXO cache with the coins block spends, reading
+// misses from the database in key order. It does not take the chain lock,
+// so the sync manager can call it for block N+1 while block N is being
+// connected; coins that block N creates or spends are simply not found or
+// found spent, which is harmless for a prefetch.
+func (b *BlockChain) PrefetchInputs(block *wire.MsgBlock) error {
+	n := 0
+	for _, tx := range block.Transactions[min(1, len(block.Transactions)):] {
+		n += len(tx.TxIn)
+	}
+	ops := make([]wire.OutPoint, 0, n)
+	for _, tx := range block.Transactions[min(1, len(block.Transactions)):] {
+		for i := range tx.TxIn {
+			ops = append(ops, tx.TxIn[i].PreviousOutPoint)
+		}
+	}
+	_, _, err := b.cache.FetchEntries(ops, nil, nil)
+	return err
+}

@@ -151,17 +151,17 @@ func TestReorgEqualWorkKeepsFirst(t *testing.T) {
 
 func TestReorgDeepFork(t *testing.T) {
 	rc, base := newReorgChain(t)
-	main := rc.extendN(base, 5)
+	main := rc.extendN(base, 12)
 	rc.process(main...)
-	rc.check(main[4])
-	fork := rc.extendN(main[1], 4) // 2 + 4 = 6 blocks past base
-	rc.process(fork[:3]...)
-	rc.check(main[4])
-	rc.process(fork[3])
-	rc.check(fork[3])
+	rc.check(main[11])
+	fork := rc.extendN(main[1], 12) // 2 + 12 = 14 blocks past base: a reorg 10 deep
+	rc.process(fork[:10]...)
+	rc.check(main[11])
+	rc.process(fork[10])
+	rc.check(fork[10])
 	// The state survives a restart.
 	rc.reopen()
-	rc.check(fork[3])
+	rc.check(fork[10])
 }
 
 func TestReorgInvalidBlockInFork(t *testing.T) {
@@ -191,6 +191,12 @@ func TestReorgInvalidBlockInFork(t *testing.T) {
 	if _, err := rc.chain.ProcessBlock(f4.Block); !isKind(err, ErrBadPrevBlock) {
 		t.Errorf("child of invalid: %v", err)
 	}
+	// Failure marks survive a restart.
+	rc.reopen()
+	if st, _ := rc.chain.LookupBlock(&f3.Hash); !st.Invalid {
+		t.Error("f3 not invalid after restart")
+	}
+	rc.check(main[1])
 	// The valid part of the fork can still win with new blocks.
 	g := rc.extendN(f1, 3)
 	rc.process(g...)

@@ -1,9 +1,11 @@
 package blockchain
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/btcnode/btcd/internal/chaintest"
+	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -209,4 +211,107 @@ func TestMutatedBlockNotMarkedInvalid(t *testing.T) {
 		t.Fatalf("stripped block: %v", err)
 	}
 	tc.accept(e)
+}
+
+func TestBIP30Applies(t *testing.T) {
+	p := regtest(t).Clone()
+	ns := nodeChain(p, 30, 1000, func(int32) uint32 { return 1 }, func(int32) uint32 { return p.PowLimitBits })
+	tip := ns[29]
+	// Regtest's BIP34 hash is zero: BIP30 is always checked.
+	if !bip30Applies(p, tip) {
+		t.Error("regtest must check BIP30")
+	}
+	// A chain containing the BIP34 activation block skips it...
+	p.BIP34Height, p.BIP34Hash = 5, ns[5].hash
+	if bip30Applies(p, tip) {
+		t.Error("BIP34 chain must skip BIP30")
+	}
+	// ...but not below activation, nor on another chain.
+	if !bip30Applies(p, ns[5]) {
+		t.Error("the activation block itself still checks BIP30")
+	}
+	p.BIP34Hash = wire.Hash{9}
+	if !bip30Applies(p, tip) {
+		t.Error("a chain without the BIP34 block must check BIP30")
+	}
+	// The two historical exceptions are exempt.
+	m := params(t, "main")
+	if len(m.BIP30Exceptions) != 2 {
+		t.Fatalf("%d BIP30 exceptions", len(m.BIP30Exceptions))
+	}
+	for _, e := range m.BIP30Exceptions {
+		n := &blockNode{hash: e.Hash, height: e.Height, parent: ns[28]}
+		if bip30Applies(m, n) {
+			t.Errorf("exception %d not exempt", e.Height)
+		}
+		n.hash[0] ^= 1
+		if !bip30Applies(m, n) {
+			t.Errorf("height %d with another hash must check BIP30", e.Height)
+		}
+	}
+}
+
+func TestScriptFlagExceptions(t *testing.T) {
+	m := params(t, "main")
+	full := ScriptFlagsFor(m, 800000, wire.Hash{1})
+	for _, f := range []txscript.ScriptFlags{txscript.ScriptVerifyP2SH, txscript.ScriptVerifyWitness,
+		txscript.ScriptVerifyTaproot, txscript.ScriptVerifyDERSig, txscript.ScriptVerifyCheckLockTimeVerify,
+		txscript.ScriptVerifyCheckSequenceVerify, txscript.ScriptVerifyNullDummy} {
+		if full&f == 0 {
+			t.Errorf("flag %v missing at 800000", f)
+		}
+	}
+	early := ScriptFlagsFor(m, 1000, wire.Hash{1})
+	if early&txscript.ScriptVerifyDERSig != 0 || early&txscript.ScriptVerifyP2SH == 0 {
+		t.Errorf("early flags %v", early)
+	}
+	for _, e := range m.ScriptFlagExceptions {
+		if f := ScriptFlagsFor(m, 170060, e.Hash); f&txscript.ScriptVerifyP2SH != 0 && f&txscript.ScriptVerifyTaproot != 0 {
+			t.Errorf("exception %v keeps full flags %v", e.Hash, f)
+		}
+	}
+}
+
+// TestTimeTooNewNotMarked: a block from the future is refused without
+// being marked invalid and is accepted once the clock catches up.
+func TestTimeTooNewNotMarked(t *testing.T) {
+	now := int64(1_700_000_000)
+	tc := newTestChain(t, regtest(t), func(c *Config) { c.Now = func() int64 { return now } })
+	tc.mine(2)
+	e := tc.b.NextBlock(nil, nil, &chaintest.BlockOpts{Time: uint32(now + MaxFutureBlockTime + 60)})
+	tc.reject(e, ErrTimeTooNew)
+	now += 120
+	tc.accept(e)
+}
+
+// TestBadSignatureEachKind corrupts the signature of each spend type.
+func TestBadSignatureEachKind(t *testing.T) {
+	tc := newTestChain(t, regtest(t), nil)
+	tc.mine(101)
+	b := tc.b
+	cb := b.MatureCoinbases(b.Tip)[0]
+	kinds := []chaintest.Kind{chaintest.P2PKH, chaintest.P2WPKH, chaintest.P2TR}
+	var outs []wire.TxOut
+	for _, k := range kinds {
+		outs = append(outs, wire.TxOut{Value: 1e8, PkScript: b.Script(k)})
+	}
+	fan := b.Spend([]*chaintest.Output{cb}, outs, 0)
+	tc.accept(b.NextBlock(nil, []*wire.MsgTx{fan}, nil))
+	base := b.Tip
+	for i, k := range kinds {
+		o := b.Output(wire.OutPoint{Hash: fan.TxHash(), Index: uint32(i)})
+		tx := b.Spend([]*chaintest.Output{o}, nil, 1000)
+		if k == chaintest.P2PKH {
+			tx.TxIn[0].SignatureScript[10] ^= 1
+		} else {
+			tx.TxIn[0].Witness[0][10] ^= 1
+		}
+		e := b.NextBlock(base, []*wire.MsgTx{tx}, nil)
+		b.Tip = base
+		re := tc.reject(e, ErrScriptVerifyMandatory)
+		if !strings.HasPrefix(re.Reason, "mandatory-script-verify-flag-failed (") || !strings.HasSuffix(re.Reason, ")") {
+			t.Errorf("kind %d reason %q", k, re.Reason)
+		}
+		t.Logf("kind %d: %s", k, re.Reason)
+	}
 }

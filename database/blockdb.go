@@ -78,6 +78,8 @@ func OpenBlockDB(dir string, net wire.BitcoinNet, o BlockDBOptions) (*BlockDB, e
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = DefaultMaxBlockFileSize
 	}
+	// Offsets are uint32 (as in Core's index); keep files well below that.
+	o.MaxFileSize = min(o.MaxFileSize, 1<<31)
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 8 << 20
 	}

@@ -2,8 +2,10 @@ package database
 
 import (
 	"bytes"
+	"compress/bzip2"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -108,7 +110,7 @@ func TestBlockFilesWriteReadRoll(t *testing.T) {
 		t.Fatalf("prune: %v %v", pruned, err)
 	}
 	for _, n := range pruned {
-		if _, err := os.Stat(filepath.Join(dir, "blocks", "blk0000"+string(rune('0'+n))+".dat")); err == nil {
+		if _, err := os.Stat(db.BlockFilePath(n)); err == nil {
 			t.Errorf("file %d still present", n)
 		}
 		fi, _ := db.FileInfo(n)
@@ -282,5 +284,73 @@ func TestUndoRoundTrip(t *testing.T) {
 		if err := u.Decode(enc[:cut]); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("truncated at %d: %v", cut, err)
 		}
+	}
+}
+
+// TestReindexMainnet writes real mainnet blocks through BlockDB, resets the
+// index as --reindex does, and finds every block again with the reader at
+// the locations WriteBlock returned.
+func TestReindexMainnet(t *testing.T) {
+	f, err := os.Open("../../shared/vectors/mainnet/blocks1-256.dat.bz2")
+	if err != nil {
+		t.Skip("../shared/vectors not present")
+	}
+	defer f.Close()
+	blocks, _ := readAll(t, bzip2.NewReader(f), nil)
+	dir := t.TempDir()
+	db, err := OpenBlockDB(dir, wire.MainNet, BlockDBOptions{MaxFileSize: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var locs []BlockLoc
+	for i, b := range blocks {
+		loc, err := db.WriteBlock(b, int32(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		locs = append(locs, loc)
+	}
+	db.Close()
+	if err := ResetForReindex(dir); err != nil {
+		t.Fatal(err)
+	}
+	db, err = OpenBlockDB(dir, wire.MainNet, BlockDBOptions{MaxFileSize: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nums, err := db.BlockFiles()
+	if err != nil || len(nums) < 2 {
+		t.Fatalf("block files %v %v", nums, err)
+	}
+	i := 0
+	for _, n := range nums {
+		bf, err := os.Open(db.BlockFilePath(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := NewBlockFileReader(bf, wire.MainNet)
+		for {
+			b, err := br.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			loc := BlockLoc{File: n, Offset: uint32(br.Offset()), Size: uint32(len(b))}
+			if loc != locs[i] || !bytes.Equal(b, blocks[i]) {
+				t.Fatalf("block %d at %+v, written at %+v", i+1, loc, locs[i])
+			}
+			db.NoteExistingBlock(loc, int32(i+1))
+			i++
+		}
+		bf.Close()
+	}
+	if i != len(blocks) {
+		t.Fatalf("reindex found %d of %d blocks", i, len(blocks))
+	}
+	if fi, _ := db.FileInfo(0); fi.MinHeight != 1 || fi.Blocks == 0 {
+		t.Fatalf("file 0 info %+v", fi)
 	}
 }

@@ -158,8 +158,9 @@ func (f *flatFiles) appendRecord(num uint32, payload, trailer []byte) (uint32, e
 	var hdr [recordHeaderSize]byte
 	copy(hdr[:4], f.magic[:])
 	binary.LittleEndian.PutUint32(hdr[4:], uint32(len(payload)))
-	// One pwrite for the small pieces keeps partial records (after a kill)
-	// to a single torn tail, which readers skip by resyncing on magic.
+	// A kill between these writes leaves a torn record at the end of the
+	// file; nothing indexes it, the next append goes after it, and
+	// BlockFileReader skips it by resyncing on the magic.
 	if _, err := h.WriteAt(hdr[:], pos); err != nil {
 		return 0, wrapErr(ErrIO, err, "write %s", f.path(num))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"path/filepath"
+	"sync"
 
 	"github.com/btcnode/btcd/wire"
 	"github.com/syndtr/goleveldb/leveldb"
@@ -39,7 +40,10 @@ type ChainStateOptions struct {
 // ChainState is the on-disk UTXO set. All access to coins goes through a
 // UtxoCache; ChainState itself holds the markers and statistics.
 type ChainState struct {
-	db       *leveldb.DB
+	db *leveldb.DB
+	// mu guards best and head, which Flush (under the cache's lock)
+	// updates while RPC may read them.
+	mu       sync.Mutex
 	best     BlockMarker
 	head     *HeadBlocks
 	syncEach bool
@@ -143,10 +147,16 @@ func (cs *ChainState) loadMarkers() error {
 // BestBlock returns the block the stored UTXO set corresponds to (height -1
 // for an empty chainstate). If HeadBlocks reports an interrupted flush, the
 // set is not consistent with any block until the chain replays.
-func (cs *ChainState) BestBlock() BlockMarker { return cs.best }
+func (cs *ChainState) BestBlock() BlockMarker {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.best
+}
 
 // HeadBlocks returns the interrupted-flush marker, if any.
 func (cs *ChainState) HeadBlocks() (HeadBlocks, bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	if cs.head == nil {
 		return HeadBlocks{}, false
 	}
@@ -183,7 +193,7 @@ type UtxoStats struct {
 // Stats scans the whole chainstate. Flush the cache first so that it is
 // up to date.
 func (cs *ChainState) Stats() (UtxoStats, error) {
-	st := UtxoStats{Best: cs.best}
+	st := UtxoStats{Best: cs.BestBlock()}
 	h := sha256.New()
 	snap, err := cs.db.GetSnapshot()
 	if err != nil {

@@ -38,6 +38,9 @@
 //	bdb.Flush()                                     // fsync files, then index batch (synced)
 //	raw, _ = bdb.ReadBlock(loc, buf); undo, _ = bdb.ReadUndo(uloc, &prev, buf)
 //	bdb.PruneFiles(maxHeight) / PrunedHeight() / DiskUsage(); PutTxLoc/TxLoc/ReadTx
+//	--reindex: ResetForReindex(datadir), then for each BlockFiles() number read
+//	BlockFilePath(n) with NewBlockFileReader (Offset gives the BlockLoc; call
+//	Resync when a block fails to decode) and NoteExistingBlock.
 //
 //	cs, _ := OpenChainState(datadir, ChainStateOptions{})
 //	if hb, ok := cs.HeadBlocks(); ok { /* replay hb.Old -> hb.New, see below */ }

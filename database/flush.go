@@ -36,17 +36,20 @@ func (c *UtxoCache) Flush(best wire.Hash, height int32) error {
 	start := time.Now()
 	cs := c.cs
 	newBest := BlockMarker{Hash: best, Height: height}
-	old := cs.best
-	if cs.head != nil {
-		if cs.head.New != newBest {
+	old := cs.BestBlock()
+	if head, ok := cs.HeadBlocks(); ok {
+		if head.New != newBest {
 			return newErr(ErrReplayNeeded, "flush at %s (height %d) before replay reached %s (height %d)",
-				best, height, cs.head.New.Hash, cs.head.New.Height)
+				best, height, head.New.Hash, head.New.Height)
 		}
-		old = cs.head.Old
+		old = head.Old
 	}
 
 	// Collect dirty entries once each, sorted in key order.
 	recs := c.sorted[:0]
+	if cap(recs) < c.dirtyCount {
+		recs = make([]sortRec, 0, c.dirtyCount)
+	}
 	for _, idx := range c.dirty {
 		e := c.slabs.at(idx)
 		if e.flags&flagListed == 0 {
@@ -130,8 +133,10 @@ func (c *UtxoCache) Flush(best wire.Hash, height int32) error {
 	c.markClean(recs[done:])
 	batch.Reset()
 	c.dirty = c.dirty[:0]
+	cs.mu.Lock()
 	cs.best = newBest
 	cs.head = nil
+	cs.mu.Unlock()
 
 	c.shrink()
 	d := time.Since(start)
@@ -192,8 +197,12 @@ func (c *UtxoCache) shrink() {
 		c.evict(int(live - target))
 	}
 	c.compactArena()
-	// Chunks needed for the live entries, plus one of slack.
-	keep := (c.table.count+slabLen-1)/slabLen + 1
+	// Chunks needed for the live entries, plus one of slack if it fits.
+	const chunkBytes = slabLen * entrySize
+	keep := (c.table.count + slabLen - 1) / slabLen
+	if fixed+int64(keep+1)*chunkBytes <= c.maxBytes {
+		keep++
+	}
 	if keep >= len(c.slabs.chunks) {
 		return
 	}

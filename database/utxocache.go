@@ -98,10 +98,13 @@ func NewUtxoCache(cs *ChainState, o UtxoCacheOptions) *UtxoCache {
 		o.MaxBatchBytes = int(min(DefaultMaxBatchBytes, max(o.MaxBytes/16, 64<<10)))
 	}
 	c := &UtxoCache{
-		maxBatch:  o.MaxBatchBytes,
-		cs:        cs,
-		maxBytes:  o.MaxBytes,
-		table:     newTable(0),
+		maxBatch: o.MaxBatchBytes,
+		cs:       cs,
+		maxBytes: o.MaxBytes,
+		// Sized for as many entries as the budget can hold, so the table
+		// does not rehash (briefly holding old and new arrays) during sync.
+		// Untouched pages cost nothing until used.
+		table:     newTable(int(o.MaxBytes / entrySize)),
 		arena:     newArena(),
 		lastFlush: time.Now(),
 		interval:  o.FlushInterval,

@@ -2,6 +2,8 @@ package database
 
 import (
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/btcnode/btcd/wire"
@@ -43,8 +45,12 @@ func TestUtxoCacheModel(t *testing.T) {
 	}
 	const budget = 1 << 20
 	c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: budget, MaxBatchBytes: 32 << 10})
-	g := newGenerator(5, 120, 80)
-	r := rand.New(rand.NewPCG(9, 9))
+	seed := uint64(5)
+	if v, err := strconv.ParseUint(os.Getenv("DB_MODEL_SEED"), 10, 64); err == nil {
+		seed = v // for soak runs: DB_MODEL_SEED=n go test -run Model
+	}
+	g := newGenerator(seed, 120, 80)
+	r := rand.New(rand.NewPCG(seed, 9))
 	type applied struct {
 		b    synthBlock
 		undo []UtxoEntry

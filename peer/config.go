@@ -247,6 +247,10 @@ type Config struct {
 	// TrickleInterval overrides the mean announcement interval (both
 	// directions); zero means the Core defaults.
 	TrickleInterval time.Duration
+	// InboundTrickle, when set, is the announcement schedule shared by
+	// all inbound peers of the node (see TrickleClock); it replaces
+	// TrickleInterval for inbound peers.
+	InboundTrickle *TrickleClock
 
 	// Log is the peer's logger; nil means the package logger.
 	Log btclog.Logger

@@ -16,4 +16,22 @@
 // then calls the listeners synchronously, so a slow listener slows that peer
 // only; and a writer, which drains the queue and drives pings and
 // transaction trickling.
+//
+// The peer scores framing and protocol errors itself. The callers score
+// what only they can judge: invalid blocks, headers and transactions, and
+// data that was never requested, through Misbehaving.
+//
+// A server wires the pieces together roughly so:
+//
+//	bans, _ := banmgr.New(banmgr.Config{DataDir: dir, Whitelist: wl})
+//	addrs, _ := addrmgr.New(addrmgr.Config{DataDir: dir})
+//	cm := connmgr.New(connmgr.Config{
+//		OnAccept: func(c net.Conn) { peer.NewInbound(cfg, c).Start() },
+//		OnConnection: func(r *connmgr.ConnReq, c net.Conn) {
+//			peer.NewOutbound(cfg, c, r.Addr).Start()
+//		},
+//		IsBanned: bans.IsBanned, ...
+//	})
+//
+// where cfg.Bans is bans and cfg.Listeners feed the sync manager.
 package peer

@@ -42,13 +42,12 @@ type Peer struct {
 	gotVerAck  bool
 
 	// State changed by later messages.
-	sendHeaders   atomic.Bool
-	feeFilter     atomic.Int64
-	lastBlock     atomic.Int32
-	cmpctVersion  atomic.Uint64
-	cmpctHB       atomic.Bool
-	sentGetAddrTo atomic.Bool // we asked for addresses
-	gotGetAddr    bool        // reader only
+	sendHeaders  atomic.Bool
+	feeFilter    atomic.Int64
+	lastBlock    atomic.Int32
+	cmpctVersion atomic.Uint64
+	cmpctHB      atomic.Bool
+	gotGetAddr   bool // reader only
 
 	// Statistics.
 	bytesSent, bytesRecv atomic.Uint64
@@ -145,17 +144,24 @@ func (p *Peer) Start() {
 func (p *Peer) Disconnect() { p.disconnect(ErrDisconnected) }
 
 func (p *Peer) disconnect(reason error) {
+	first := false
 	p.discOnce.Do(func() {
+		first = true
 		p.errMu.Lock()
 		p.err = reason
 		p.errMu.Unlock()
-		if !errors.Is(reason, ErrDisconnected) {
-			p.cfg.Log.Debugf("Disconnecting %v: %v", p, reason)
-		}
 		close(p.quit)
-		p.conn.Close()
-		p.wq.close()
 	})
+	if !first {
+		return
+	}
+	if !errors.Is(reason, ErrDisconnected) {
+		p.cfg.Log.Debugf("Disconnecting %v: %v", p, reason)
+	}
+	// Outside the Once: closing a connection manager's conn runs its
+	// callbacks, which may call Disconnect again.
+	p.conn.Close()
+	p.wq.close()
 }
 
 func (p *Peer) disconnectf(kind ErrorKind, format string, args ...any) {
@@ -468,4 +474,18 @@ func (p *Peer) countSent(cmd string, n int) {
 	p.mu.Lock()
 	p.sentPerCmd[cmd] += uint64(n)
 	p.mu.Unlock()
+}
+
+// NetAddress returns the remote address in addrv2 form with the services
+// it announced, for the address manager; ok is false when the remote has
+// no IP (a peer reached by name through a proxy).
+func (p *Peer) NetAddress() (na wire.NetAddressV2, ok bool) {
+	ap, err := netip.ParseAddrPort(p.addr)
+	if err != nil || !p.ip.IsValid() {
+		return na, false
+	}
+	p.mu.Lock()
+	services := p.services
+	p.mu.Unlock()
+	return wire.NetAddressV2FromNetAddress(wire.NewNetAddress(netip.AddrPortFrom(p.ip, ap.Port()), services, uint32(time.Now().Unix()))), true
 }

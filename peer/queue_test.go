@@ -2,6 +2,7 @@ package peer
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 	"sync"
 	"testing"
@@ -282,8 +283,8 @@ func TestGetAddrOncePerInbound(t *testing.T) {
 	if !p.WaitForHandshake() {
 		t.Fatal(p.Err())
 	}
-	r.sendRaw(okFrame(cmdGetAddr, nil))
-	r.sendRaw(okFrame(cmdGetAddr, nil))
+	r.sendRaw(okFrame(wire.CmdGetAddr, nil))
+	r.sendRaw(okFrame(wire.CmdGetAddr, nil))
 	r.send(&wire.MsgPing{Nonce: 1})
 	waitCond(t, "ping processed", 5*time.Second, func() bool { return p.Stats().BytesRecvPerMsg[wire.CmdPing] > 0 })
 	if len(calls) != 1 {
@@ -305,5 +306,64 @@ func BenchmarkQueueInv(b *testing.B) {
 			b.Fatal(err)
 		}
 		wire.PutBuffer(bp)
+	}
+}
+
+// BenchmarkPeerInvThroughput measures one inv message end to end: encode,
+// queue, write, read, decode and dispatch between two peers on a pipe.
+func BenchmarkPeerInvThroughput(b *testing.B) {
+	outCfg, inCfg := baseConfig(), baseConfig()
+	got := make(chan struct{}, 1024)
+	inCfg.Listeners.OnInv = func(*Peer, *wire.MsgInv) { got <- struct{}{} }
+	c1, c2 := net.Pipe()
+	out := NewOutbound(outCfg, withAddr(c1, "198.51.100.2:1"), "198.51.100.2:1")
+	in := NewInbound(inCfg, withAddr(c2, "198.51.100.1:1"))
+	out.Start()
+	in.Start()
+	defer func() { out.Disconnect(); in.Disconnect(); <-out.Done(); <-in.Done() }()
+	if !out.WaitForHandshake() || !in.WaitForHandshake() {
+		b.Fatal("handshake")
+	}
+	msg := bigInv(10, 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := out.QueueMessageWait(msg, wire.WitnessEncoding); err != nil {
+			b.Fatal(err)
+		}
+		<-got
+	}
+}
+
+func TestSharedTrickleClock(t *testing.T) {
+	c := NewTrickleClock(50 * time.Millisecond)
+	now := time.Now()
+	a := c.nextAfter(now)
+	b := c.nextAfter(now.Add(time.Nanosecond))
+	if !a.Equal(b) && a.After(now.Add(time.Nanosecond)) {
+		t.Fatal("peers asking before the next tick got different times")
+	}
+	later := c.nextAfter(a.Add(time.Millisecond))
+	if !later.After(a) {
+		t.Fatal("clock did not advance")
+	}
+	// Inbound peers using the clock still announce.
+	outCfg, inCfg := baseConfig(), baseConfig()
+	inCfg.InboundTrickle = NewTrickleClock(10 * time.Millisecond)
+	invs := make(chan *wire.MsgInv, 1)
+	outCfg.Listeners.OnInv = func(p *Peer, m *wire.MsgInv) { invs <- m }
+	out, in := pipePair(t, outCfg, inCfg)
+	if !out.WaitForHandshake() || !in.WaitForHandshake() {
+		t.Fatal("handshake")
+	}
+	var h wire.Hash
+	h[0] = 42
+	in.QueueTxInventory(h, h, 0)
+	select {
+	case m := <-invs:
+		if m.InvList[0].Hash != h {
+			t.Fatal(m.InvList)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no announcement")
 	}
 }

@@ -107,9 +107,6 @@ func (p *Peer) readMessage(inHandshake bool) (wire.Message, bool) {
 	var ne net.Error
 	switch {
 	case uc != nil:
-		if uc.Command == cmdGetAddr {
-			return &msgGetAddr{}, true
-		}
 		// Core ignores unknown messages so new ones can be deployed.
 		p.cfg.Log.Debugf("Ignoring unknown command %q (%d bytes) from %v", uc.Command, uc.Length, p)
 		return nil, true
@@ -233,8 +230,7 @@ func (p *Peer) afterVerAck() {
 // PushGetAddr asks the peer for addresses and, as Core does, allows that
 // many more addresses through its rate limit.
 func (p *Peer) PushGetAddr() {
-	if p.QueueMessage(&msgGetAddr{}, nil) == nil {
-		p.sentGetAddrTo.Store(true)
+	if p.QueueMessage(&wire.MsgGetAddr{}, nil) == nil {
 		p.mu.Lock()
 		p.addrTokens += wire.MaxAddrPerMsg
 		p.mu.Unlock()
@@ -396,11 +392,9 @@ func (p *Peer) dispatch(msg wire.Message) {
 		if p.cfg.Services&wire.SFNodeBloom == 0 {
 			p.disconnectf(ErrProtocolViolation, "%s without bloom service", msg.Command())
 		}
+	case *wire.MsgGetAddr:
+		p.handleGetAddr()
 	default:
-		if msg.Command() == cmdGetAddr {
-			p.handleGetAddr()
-			return
-		}
 		p.cfg.Log.Debugf("Ignoring %s from %v", msg.Command(), p)
 	}
 }

@@ -117,24 +117,3 @@ func (k *knownInv) add(h *wire.Hash) {
 	}
 	k.set[key] = struct{}{}
 }
-
-// msgGetAddr is the getaddr message, which carries nothing.
-//
-// TODO(wire): use wire.MsgGetAddr once package wire defines it; until
-// then ReadMessage reports getaddr as an unknown command and the reader
-// recognises it by name.
-type msgGetAddr struct{}
-
-const cmdGetAddr = "getaddr"
-
-func (m *msgGetAddr) Command() string { return cmdGetAddr }
-func (m *msgGetAddr) BtcDecode(p []byte, pver uint32, enc wire.MessageEncoding) error {
-	if len(p) != 0 {
-		return wire.ErrTrailingData
-	}
-	return nil
-}
-func (m *msgGetAddr) BtcEncode(dst []byte, pver uint32, enc wire.MessageEncoding) ([]byte, error) {
-	return dst, nil
-}
-func (m *msgGetAddr) MaxPayloadLength(pver uint32) uint32 { return 0 }

@@ -32,7 +32,7 @@ func priorityOf(cmd string) priority {
 		wire.CmdFeeFilter, wire.CmdSendCmpct, wire.CmdGetHeaders,
 		wire.CmdGetBlocks, wire.CmdGetData, wire.CmdGetBlockTxn,
 		wire.CmdGetCFilters, wire.CmdGetCFHeaders, wire.CmdGetCFCheckpt,
-		wire.CmdReject, cmdGetAddr:
+		wire.CmdReject, wire.CmdGetAddr:
 		return prioControl
 	}
 	return prioData
@@ -304,7 +304,7 @@ func (p *Peer) writeLoop() {
 	defer p.disconnect(ErrConnection)
 	ping := time.NewTicker(p.cfg.PingInterval)
 	defer ping.Stop()
-	trickle := time.NewTimer(poissonDelay(p.cfg.TrickleInterval))
+	trickle := time.NewTimer(p.trickleDelay())
 	defer trickle.Stop()
 	handshake := p.handshakeDone
 	for {
@@ -327,7 +327,7 @@ func (p *Peer) writeLoop() {
 			p.maybePing()
 		case <-trickle.C:
 			p.flushInventory()
-			trickle.Reset(poissonDelay(p.cfg.TrickleInterval))
+			trickle.Reset(p.trickleDelay())
 		}
 	}
 }
@@ -493,4 +493,42 @@ func (p *Peer) flushInventory() {
 	if len(batch) > 0 {
 		p.queue(&wire.MsgInv{InvList: batch}, wire.WitnessEncoding, prioTrickle, nil)
 	}
+}
+
+// TrickleClock is a Poisson announcement schedule shared by all inbound
+// peers, as in Bitcoin Core: an attacker opening many inbound connections
+// then learns of a transaction no sooner, and no more precisely, than
+// with one.
+type TrickleClock struct {
+	mu   sync.Mutex
+	mean time.Duration
+	next time.Time
+}
+
+// NewTrickleClock returns a shared schedule with the given mean interval;
+// zero means DefaultInboundTrickle.
+func NewTrickleClock(mean time.Duration) *TrickleClock {
+	if mean <= 0 {
+		mean = DefaultInboundTrickle
+	}
+	return &TrickleClock{mean: mean}
+}
+
+// nextAfter returns the next shared announcement time after now.
+func (c *TrickleClock) nextAfter(now time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.next.After(now) {
+		c.next = now.Add(poissonDelay(c.mean))
+	}
+	return c.next
+}
+
+// trickleDelay is how long the writer waits before the next announcement.
+func (p *Peer) trickleDelay() time.Duration {
+	if p.inbound && p.cfg.InboundTrickle != nil {
+		now := time.Now()
+		return p.cfg.InboundTrickle.nextAfter(now).Sub(now)
+	}
+	return poissonDelay(p.cfg.TrickleInterval)
 }

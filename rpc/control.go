@@ -5,18 +5,34 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
+// builtinMethods is the registry of every built-in method, built once.
+var builtinMethods = sync.OnceValue(func() registry {
+	r := registry{}
+	r.add(controlMethods()...)
+	r.add(rawTxMethods()...)
+	r.add(utilMethods()...)
+	r.add(chainMethods()...)
+	r.add(mempoolMethods()...)
+	r.add(miningMethods()...)
+	r.add(netMethods()...)
+	return r
+})
+
 func (s *Server) registerAll() {
-	s.methods.add(controlMethods()...)
-	s.methods.add(rawTxMethods()...)
-	s.methods.add(utilMethods()...)
-	s.methods.add(chainMethods()...)
-	s.methods.add(mempoolMethods()...)
-	s.methods.add(miningMethods()...)
-	s.methods.add(netMethods()...)
+	for name, m := range builtinMethods() {
+		s.methods[name] = m
+	}
 }
+
+// LookupMethod returns the built-in method with the given name, or nil.
+// Clients (btcctl) use its argument types to decide which command-line
+// arguments are JSON and which are strings. The result must not be
+// modified.
+func LookupMethod(name string) *Method { return builtinMethods()[name] }
 
 func controlMethods() []*Method {
 	return []*Method{

@@ -14,6 +14,24 @@
 // function within the area, is nil answers -32601 "Method not found", so a
 // daemon can wire areas one at a time.
 //
+// The daemon wires it roughly so:
+//
+//	srv, err := rpc.New(rpc.Config{
+//		Listeners:   cfg.RPCListeners,          // empty: 127.0.0.1 and ::1
+//		DefaultPort: params.RPCPort,            // 8332, 18332, 48332, 38332, 18443
+//		User:        cfg.RPCUser, Pass: cfg.RPCPass, // empty Pass: cookie auth
+//		DataDir:     cfg.DataDir,               // per-network; .cookie goes here
+//		Net: rpc.NetParams{Name: params.Name, PubKeyHashAddrID: params.PubKeyHashAddrID,
+//			ScriptHashAddrID: params.ScriptHashAddrID, Bech32HRP: params.Bech32HRPSegwit},
+//		Backend:  rpc.Backend{Chain: &rpc.ChainBackend{BestBlock: chain.Best, ...}},
+//		Shutdown: requestShutdown,
+//		Logging:  &rpc.LoggingControl{Levels: ..., SetLevel: ...},
+//		LogPath:  logFile,
+//	})
+//	// errors.Is(err, rpc.ErrUnsafeListen): non-loopback without rpcuser/rpcpass.
+//	err = srv.Start()
+//	defer srv.Stop() // removes the cookie
+//
 // Script disassembly, classification, descriptors and address encoding live
 // in script.go and address.go as a narrow adapter: package txscript owns
 // those eventually, and the adapter can then be swapped for calls into it.

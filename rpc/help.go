@@ -93,7 +93,11 @@ func (m *Method) HelpText() string {
 		b.WriteString(strings.TrimRight(m.Result, "\n"))
 		b.WriteString("\n")
 	}
-	b.WriteString("\nExamples:\n> btcctl " + m.Name + "\n")
+	ex := m.signature()
+	if i := strings.Index(ex, " ("); i >= 0 {
+		ex = ex[:i]
+	}
+	b.WriteString("\nExamples:\n> btcctl " + ex + "\n")
 	return b.String()
 }
 

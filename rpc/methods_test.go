@@ -236,3 +236,37 @@ func TestVerifyMessage(t *testing.T) {
 		t.Errorf("%q", e.Message)
 	}
 }
+
+// TestRegisteredMethods checks that every method bitcoind clients expect is
+// registered, with its category.
+func TestRegisteredMethods(t *testing.T) {
+	want := map[string][]string{
+		"blockchain": {"getbestblockhash", "getblock", "getblockchaininfo", "getblockcount", "getblockfilter", "getblockhash",
+			"getblockheader", "getblockstats", "getchaintips", "getchaintxstats", "getdifficulty", "getmempoolancestors",
+			"getmempooldescendants", "getmempoolentry", "getmempoolinfo", "getrawmempool", "gettxout", "gettxoutproof",
+			"gettxoutsetinfo", "preciousblock", "pruneblockchain", "verifychain", "verifytxoutproof", "invalidateblock", "reconsiderblock"},
+		"control":         {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
+		"mining":          {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader"},
+		"generating":      {"generatetoaddress", "generateblock", "generatetodescriptor"},
+		"network":         {"addnode", "clearbanned", "disconnectnode", "getaddednodeinfo", "getconnectioncount", "getnettotals", "getnetworkinfo", "getnodeaddresses", "getpeerinfo", "listbanned", "ping", "setban", "setnetworkactive"},
+		"rawtransactions": {"getrawtransaction", "sendrawtransaction", "testmempoolaccept", "decoderawtransaction", "createrawtransaction", "combinerawtransaction", "decodescript"},
+		"util":            {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage"},
+	}
+	n := 0
+	for cat, names := range want {
+		for _, name := range names {
+			n++
+			m := LookupMethod(name)
+			if m == nil {
+				t.Errorf("%s not registered", name)
+				continue
+			}
+			if m.Category != cat {
+				t.Errorf("%s in category %s, want %s", name, m.Category, cat)
+			}
+		}
+	}
+	if len(builtinMethods()) != n {
+		t.Errorf("%d methods registered, %d expected", len(builtinMethods()), n)
+	}
+}

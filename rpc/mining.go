@@ -37,6 +37,24 @@ For full specification, see BIPs 22, 23, 9, and 145.`,
 						return nil, typeError(r, "object")
 					}
 				}
+				mode, _ := req["mode"].(string)
+				switch mode {
+				case "", "template":
+					segwit := false
+					if rules, ok := req["rules"].([]any); ok {
+						for _, r := range rules {
+							if r == "segwit" {
+								segwit = true
+							}
+						}
+					}
+					if !segwit {
+						return nil, NewError(ErrInvalidParam, `getblocktemplate must be called with the segwit rule set (call with {"rules": ["segwit"]})`)
+					}
+				case "proposal":
+				default:
+					return nil, NewError(ErrInvalidParam, "Invalid mode")
+				}
 				return s.mining().BlockTemplate(req)
 			},
 		},

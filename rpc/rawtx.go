@@ -34,7 +34,8 @@ it is not stored in the wallet or transmitted to the network.`,
 				{Name: "inputs", Type: ArgArr, Description: `The inputs: [{"txid":"hex","vout":n,"sequence":n},...]`},
 				{Name: "outputs", Type: ArgAny, Description: `The outputs specified as key-value pairs: {"address":amount,...}, [{"address":amount},{"data":"hex"},...]`},
 				{Name: "locktime", Type: ArgNum, Optional: true, Default: "0", Description: "Raw locktime. Non-0 value also locktime-activates inputs"},
-				{Name: "replaceable", Type: ArgBool, Optional: true, Default: "true", Description: "Marks this transaction as BIP125-replaceable."},
+				{Name: "replaceable", Type: ArgBool, Optional: true, Default: "true", Description: "Marks this transaction as BIP125-replaceable. If provided, it is an error if explicit sequence numbers are incompatible."},
+				{Name: "version", Type: ArgNum, Optional: true, Default: "2", Description: "Transaction version (1 to 3)"},
 			},
 			Result:  `"hex"    (string) hex string of the transaction`,
 			Handler: handleCreateRawTransaction,
@@ -176,7 +177,14 @@ func handleCreateRawTransaction(s *Server, p *Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tx := &wire.MsgTx{Version: 2, LockTime: uint32(locktime)}
+	version, err := p.Int(4, 2)
+	if err != nil {
+		return nil, err
+	}
+	if version < 1 || version > 3 {
+		return nil, NewError(ErrInvalidParam, "Invalid parameter, version out of range(1~3)")
+	}
+	tx := &wire.MsgTx{Version: uint32(version), LockTime: uint32(locktime)}
 	var inputs []json.RawMessage
 	if err := json.Unmarshal(p.Raw(0), &inputs); err != nil {
 		return nil, NewError(ErrType, "Expected type array")
@@ -230,6 +238,17 @@ func handleCreateRawTransaction(s *Server, p *Params) (any, error) {
 		return nil, err
 	}
 	tx.TxOut = outs
+	if p.Has(3) && rbf && len(tx.TxIn) > 0 {
+		signals := false
+		for i := range tx.TxIn {
+			if tx.TxIn[i].Sequence <= maxBIP125RBFSequence {
+				signals = true
+			}
+		}
+		if !signals {
+			return nil, NewError(ErrInvalidParam, "Invalid parameter combination: Sequence number(s) contradict replaceable option")
+		}
+	}
 	return hex.EncodeToString(tx.AppendTo(nil, false)), nil
 }
 

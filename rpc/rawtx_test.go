@@ -161,6 +161,8 @@ func TestCreateRawTransaction(t *testing.T) {
 		{[]any{[]any{}, map[string]any{addr: 0.000000001}}, ErrType, "Invalid amount"},
 		{[]any{[]any{}, map[string]any{}, -1}, ErrInvalidParam, "Invalid parameter, locktime out of range"},
 		{[]any{[]any{map[string]any{"txid": txid, "vout": 0, "sequence": -1}}, map[string]any{}}, ErrInvalidParam, "Invalid parameter, sequence number is out of range"},
+		{[]any{[]any{map[string]any{"txid": txid, "vout": 0, "sequence": 0xffffffff}}, map[string]any{}, 0, true}, ErrInvalidParam, "Invalid parameter combination: Sequence number(s) contradict replaceable option"},
+		{[]any{[]any{}, map[string]any{}, 0, true, 4}, ErrInvalidParam, "Invalid parameter, version out of range(1~3)"},
 	} {
 		e := mustError(t, url, "createrawtransaction", c.params, c.code)
 		if e.Message != c.msg {

@@ -252,16 +252,26 @@ type EstimateSmartFeeResult struct {
 
 // MiningInfo is the getmininginfo result.
 type MiningInfo struct {
-	Blocks             int32    `json:"blocks"`
-	CurrentBlockWeight *int64   `json:"currentblockweight,omitempty"`
-	CurrentBlockTx     *int64   `json:"currentblocktx,omitempty"`
-	Bits               string   `json:"bits"`
-	Difficulty         Float    `json:"difficulty"`
-	Target             string   `json:"target"`
-	NetworkHashPS      Float    `json:"networkhashps"`
-	PooledTx           int64    `json:"pooledtx"`
-	Chain              string   `json:"chain"`
-	Warnings           []string `json:"warnings"`
+	Blocks             int32          `json:"blocks"`
+	CurrentBlockWeight *int64         `json:"currentblockweight,omitempty"`
+	CurrentBlockTx     *int64         `json:"currentblocktx,omitempty"`
+	Bits               string         `json:"bits"`
+	Difficulty         Float          `json:"difficulty"`
+	Target             string         `json:"target"`
+	NetworkHashPS      Float          `json:"networkhashps"`
+	PooledTx           int64          `json:"pooledtx"`
+	Chain              string         `json:"chain"`
+	SignetChallenge    string         `json:"signet_challenge,omitempty"`
+	Next               *NextBlockInfo `json:"next,omitempty"`
+	Warnings           []string       `json:"warnings"`
+}
+
+// NextBlockInfo is getmininginfo's "next" object: the block being mined.
+type NextBlockInfo struct {
+	Height     int32  `json:"height"`
+	Bits       string `json:"bits"`
+	Difficulty Float  `json:"difficulty"`
+	Target     string `json:"target"`
 }
 
 // TemplateTx is one getblocktemplate transaction.

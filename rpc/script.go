@@ -7,12 +7,15 @@ import (
 	"strings"
 
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
+
+	"github.com/btcnode/btcd/txscript"
 )
 
-// This file is the narrow script adapter: disassembly in Bitcoin Core's asm
-// format, Core's Solver classification, address extraction and descriptor
-// inference. Package txscript will own these; when its API is importable,
-// these functions can forward to it.
+// This file is the narrow script adapter between the RPC results and
+// package txscript: disassembly (txscript.DisasmString), Core's Solver
+// classification (txscript.GetScriptClass), hash160, plus what txscript does
+// not offer: the solutions of a classified script, address extraction with
+// Core's ExtractDestination rules and descriptor inference.
 
 const (
 	op0            = 0x00
@@ -48,45 +51,6 @@ const (
 	typeWitnessUnk  = "witness_unknown"
 	typeAnchor      = "anchor"
 )
-
-var opNames = func() (t [256]string) {
-	named := map[byte]string{
-		0x50: "OP_RESERVED", 0x61: "OP_NOP", 0x62: "OP_VER", 0x63: "OP_IF", 0x64: "OP_NOTIF",
-		0x65: "OP_VERIF", 0x66: "OP_VERNOTIF", 0x67: "OP_ELSE", 0x68: "OP_ENDIF", 0x69: "OP_VERIFY",
-		0x6a: "OP_RETURN", 0x6b: "OP_TOALTSTACK", 0x6c: "OP_FROMALTSTACK", 0x6d: "OP_2DROP",
-		0x6e: "OP_2DUP", 0x6f: "OP_3DUP", 0x70: "OP_2OVER", 0x71: "OP_2ROT", 0x72: "OP_2SWAP",
-		0x73: "OP_IFDUP", 0x74: "OP_DEPTH", 0x75: "OP_DROP", 0x76: "OP_DUP", 0x77: "OP_NIP",
-		0x78: "OP_OVER", 0x79: "OP_PICK", 0x7a: "OP_ROLL", 0x7b: "OP_ROT", 0x7c: "OP_SWAP",
-		0x7d: "OP_TUCK", 0x7e: "OP_CAT", 0x7f: "OP_SUBSTR", 0x80: "OP_LEFT", 0x81: "OP_RIGHT",
-		0x82: "OP_SIZE", 0x83: "OP_INVERT", 0x84: "OP_AND", 0x85: "OP_OR", 0x86: "OP_XOR",
-		0x87: "OP_EQUAL", 0x88: "OP_EQUALVERIFY", 0x89: "OP_RESERVED1", 0x8a: "OP_RESERVED2",
-		0x8b: "OP_1ADD", 0x8c: "OP_1SUB", 0x8d: "OP_2MUL", 0x8e: "OP_2DIV", 0x8f: "OP_NEGATE",
-		0x90: "OP_ABS", 0x91: "OP_NOT", 0x92: "OP_0NOTEQUAL", 0x93: "OP_ADD", 0x94: "OP_SUB",
-		0x95: "OP_MUL", 0x96: "OP_DIV", 0x97: "OP_MOD", 0x98: "OP_LSHIFT", 0x99: "OP_RSHIFT",
-		0x9a: "OP_BOOLAND", 0x9b: "OP_BOOLOR", 0x9c: "OP_NUMEQUAL", 0x9d: "OP_NUMEQUALVERIFY",
-		0x9e: "OP_NUMNOTEQUAL", 0x9f: "OP_LESSTHAN", 0xa0: "OP_GREATERTHAN",
-		0xa1: "OP_LESSTHANOREQUAL", 0xa2: "OP_GREATERTHANOREQUAL", 0xa3: "OP_MIN", 0xa4: "OP_MAX",
-		0xa5: "OP_WITHIN", 0xa6: "OP_RIPEMD160", 0xa7: "OP_SHA1", 0xa8: "OP_SHA256",
-		0xa9: "OP_HASH160", 0xaa: "OP_HASH256", 0xab: "OP_CODESEPARATOR", 0xac: "OP_CHECKSIG",
-		0xad: "OP_CHECKSIGVERIFY", 0xae: "OP_CHECKMULTISIG", 0xaf: "OP_CHECKMULTISIGVERIFY",
-		0xb0: "OP_NOP1", 0xb1: "OP_CHECKLOCKTIMEVERIFY", 0xb2: "OP_CHECKSEQUENCEVERIFY",
-		0xb3: "OP_NOP4", 0xb4: "OP_NOP5", 0xb5: "OP_NOP6", 0xb6: "OP_NOP7", 0xb7: "OP_NOP8",
-		0xb8: "OP_NOP9", 0xb9: "OP_NOP10", 0xba: "OP_CHECKSIGADD", 0xff: "OP_INVALIDOPCODE",
-		0x4c: "OP_PUSHDATA1", 0x4d: "OP_PUSHDATA2", 0x4e: "OP_PUSHDATA4",
-	}
-	for i := range t {
-		t[i] = "OP_UNKNOWN"
-	}
-	for k, v := range named {
-		t[k] = v
-	}
-	t[op0] = "0"
-	t[op1Negate] = "-1"
-	for i := 1; i <= 16; i++ {
-		t[op1+i-1] = strconv.Itoa(i)
-	}
-	return t
-}()
 
 // getOp reads the operation at pc: its opcode, push data, and the next
 // position. ok is false for a truncated push.
@@ -132,88 +96,14 @@ func getOp(script []byte, pc int) (op byte, data []byte, next int, ok bool) {
 	return op, script[pc : pc+n], pc + n, true
 }
 
-// scriptNumInt decodes a push of at most 4 bytes as a little-endian
-// sign-magnitude number (CScriptNum without minimality checks).
-func scriptNumInt(v []byte) int64 {
-	if len(v) == 0 {
-		return 0
-	}
-	var r int64
-	for i, b := range v {
-		r |= int64(b) << (8 * uint(i))
-	}
-	if v[len(v)-1]&0x80 != 0 {
-		return -(r & ^(int64(0x80) << (8 * uint(len(v)-1))))
-	}
-	return r
-}
-
-var sigHashNames = map[byte]string{
-	0x01: "ALL", 0x81: "ALL|ANYONECANPAY", 0x02: "NONE", 0x82: "NONE|ANYONECANPAY",
-	0x03: "SINGLE", 0x83: "SINGLE|ANYONECANPAY",
-}
-
-// scriptToAsm disassembles as Core's ScriptToAsmStr. With sigHashDecode
-// (scriptSigs), a push that is a strictly encoded signature shows its
-// sighash type as "[ALL]" etc.
+// scriptToAsm disassembles as Core's ScriptToAsmStr; sigHashDecode (for
+// scriptSigs) shows a strictly encoded signature's hash type as "[ALL]".
 func scriptToAsm(script []byte, sigHashDecode bool) string {
-	var b strings.Builder
-	unspendable := len(script) > 0 && script[0] == opReturn || len(script) > maxScriptSize
-	for pc := 0; pc < len(script); {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		op, data, next, ok := getOp(script, pc)
-		if !ok {
-			b.WriteString("[error]")
-			break
-		}
-		pc = next
-		if op > opPushData4 {
-			b.WriteString(opNames[op])
-			continue
-		}
-		if len(data) <= 4 {
-			b.WriteString(strconv.FormatInt(scriptNumInt(data), 10))
-			continue
-		}
-		if sigHashDecode && !unspendable && isStrictSig(data) {
-			if name, ok := sigHashNames[data[len(data)-1]]; ok {
-				b.WriteString(hex.EncodeToString(data[:len(data)-1]))
-				b.WriteString("[" + name + "]")
-				continue
-			}
-		}
-		b.WriteString(hex.EncodeToString(data))
-	}
-	return b.String()
+	return txscript.DisasmString(script, sigHashDecode)
 }
 
-// isStrictSig reports a BIP66 strict-DER signature with a hash type byte
-// (the defined-type check is done by the caller's table lookup).
-func isStrictSig(sig []byte) bool {
-	if len(sig) < 9 || len(sig) > 73 || sig[0] != 0x30 || int(sig[1]) != len(sig)-3 {
-		return false
-	}
-	lenR := int(sig[3])
-	if 5+lenR >= len(sig) {
-		return false
-	}
-	lenS := int(sig[5+lenR])
-	if lenR+lenS+7 != len(sig) || sig[2] != 0x02 || lenR == 0 || sig[4]&0x80 != 0 {
-		return false
-	}
-	if lenR > 1 && sig[4] == 0 && sig[5]&0x80 == 0 {
-		return false
-	}
-	if sig[lenR+4] != 0x02 || lenS == 0 || sig[lenR+6]&0x80 != 0 {
-		return false
-	}
-	if lenS > 1 && sig[lenR+6] == 0 && sig[lenR+7]&0x80 == 0 {
-		return false
-	}
-	return true
-}
+// hash160 is RIPEMD160(SHA256(b)), the hash in P2PKH and P2SH scripts.
+func hash160(b []byte) [20]byte { return txscript.Hash160(b) }
 
 // validPubKeySize is CPubKey::ValidSize: the length implied by the first
 // byte.
@@ -249,83 +139,31 @@ func witnessProgram(script []byte) (int, []byte, bool) {
 	return v, script[2:], true
 }
 
-// isPushOnly reports whether every operation from pc is a push (opcodes up
-// to OP_16) and the script parses.
-func isPushOnly(script []byte, pc int) bool {
-	for pc < len(script) {
-		op, _, next, ok := getOp(script, pc)
-		if !ok || op > op16 {
-			return false
-		}
-		pc = next
-	}
-	return true
-}
-
 // classify is Core's Solver: the script type and its solutions (hashes,
-// keys, or for multisig m, keys..., n as one-byte values).
+// keys, or for multisig m, keys..., n with m and n as one-byte values).
 func classify(script []byte) (string, [][]byte) {
-	if len(script) == 23 && script[0] == opHash160 && script[1] == 20 && script[22] == opEqual {
-		return typeScriptHash, [][]byte{script[2:22]}
+	c := txscript.GetScriptClass(script)
+	var sols [][]byte
+	switch c {
+	case txscript.PubKeyTy:
+		sols = [][]byte{script[1 : len(script)-1]}
+	case txscript.PubKeyHashTy:
+		sols = [][]byte{script[3:23]}
+	case txscript.ScriptHashTy:
+		sols = [][]byte{script[2:22]}
+	case txscript.WitnessV0PubKeyHashTy, txscript.WitnessV0ScriptHashTy, txscript.WitnessV1TaprootTy:
+		_, prog, _ := witnessProgram(script)
+		sols = [][]byte{prog}
+	case txscript.WitnessUnknownTy:
+		v, prog, _ := witnessProgram(script)
+		sols = [][]byte{{byte(v)}, prog}
+	case txscript.MultiSigTy:
+		m, keys, _ := txscript.MultiSigInfo(script)
+		sols = append(sols, []byte{byte(m)})
+		sols = append(sols, keys...)
+		sols = append(sols, []byte{byte(len(keys))})
 	}
-	if v, prog, ok := witnessProgram(script); ok {
-		switch {
-		case v == 1 && len(prog) == 2 && prog[0] == 0x4e && prog[1] == 0x73:
-			return typeAnchor, nil
-		case v == 0 && len(prog) == 20:
-			return typeWitnessV0KH, [][]byte{prog}
-		case v == 0 && len(prog) == 32:
-			return typeWitnessV0SH, [][]byte{prog}
-		case v == 1 && len(prog) == 32:
-			return typeTaproot, [][]byte{prog}
-		case v != 0:
-			return typeWitnessUnk, [][]byte{{byte(v)}, prog}
-		}
-		return typeNonstandard, nil
-	}
-	if len(script) >= 1 && script[0] == opReturn && isPushOnly(script, 1) {
-		return typeNullData, nil
-	}
-	if (len(script) == 35 || len(script) == 67) && int(script[0]) == len(script)-2 &&
-		script[len(script)-1] == opCheckSig && validPubKeySize(script[1:len(script)-1]) {
-		return typePubKey, [][]byte{script[1 : len(script)-1]}
-	}
-	if len(script) == 25 && script[0] == opDup && script[1] == opHash160 && script[2] == 20 &&
-		script[23] == opEqualVerify && script[24] == opCheckSig {
-		return typePubKeyHash, [][]byte{script[3:23]}
-	}
-	if sols, ok := matchMultisig(script); ok {
-		return typeMultisig, sols
-	}
-	return typeNonstandard, nil
-}
-
-func matchMultisig(script []byte) ([][]byte, bool) {
-	if len(script) < 1 || script[len(script)-1] != opCheckMulti {
-		return nil, false
-	}
-	op, _, pc, ok := getOp(script, 0)
-	if !ok || op < op1 || op > op16 {
-		return nil, false
-	}
-	m := int(op-op1) + 1
-	sols := [][]byte{{byte(m)}}
-	var data []byte
-	for {
-		op, data, pc, ok = getOp(script, pc)
-		if !ok || !validPubKeySize(data) {
-			break
-		}
-		sols = append(sols, data)
-	}
-	if !ok || op < op1 || op > op16 {
-		return nil, false
-	}
-	n := int(op-op1) + 1
-	if n < m || len(sols)-1 != n || pc+1 != len(script) {
-		return nil, false
-	}
-	return append(sols, []byte{byte(n)}), true
+	return c.String(), sols
 }
 
 // scriptAddress returns the address of a script as Core's ExtractDestination
@@ -344,6 +182,10 @@ func scriptAddress(script []byte, net *NetParams) (string, bool) {
 	return "", false
 }
 
+// nonHybridKey is CPubKey::IsValidNonHybrid: descriptors never show hybrid
+// (0x06/0x07) keys.
+func nonHybridKey(k []byte) bool { return len(k) > 0 && k[0] != 6 && k[0] != 7 }
+
 // inferDescriptor returns the descriptor Core's InferDescriptor gives a
 // script with no extra information (with checksum): pk(), multi(), rawtr()
 // and addr() for the standard forms, raw() for the rest. inner, when
@@ -356,14 +198,14 @@ func inferDesc(script []byte, net *NetParams, inner []byte, top bool) string {
 	class, sols := classify(script)
 	switch class {
 	case typePubKey:
-		if top || len(sols[0]) == 33 {
+		if nonHybridKey(sols[0]) && (top || len(sols[0]) == 33) {
 			return "pk(" + hex.EncodeToString(sols[0]) + ")"
 		}
 	case typeMultisig:
 		keys := make([]string, 0, len(sols)-2)
 		ok := true
 		for _, k := range sols[1 : len(sols)-1] {
-			if !top && len(k) != 33 {
+			if !nonHybridKey(k) || (!top && len(k) != 33) {
 				ok = false
 			}
 			keys = append(keys, hex.EncodeToString(k))

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -25,7 +27,7 @@ const (
 	DefaultMaxRequestBytes = 32 << 20
 	DefaultMaxClients      = 10
 	DefaultMaxBatch        = 1000
-	DefaultRequestTimeout  = 120 * time.Second
+	DefaultRequestTimeout  = 10 * time.Minute
 	DefaultAuthFailDelay   = 250 * time.Millisecond
 	// cookieUser is the user name of cookie authentication, as bitcoind.
 	cookieUser = "__cookie__"
@@ -109,8 +111,10 @@ type Config struct {
 	MaxRequestBytes int64
 	// MaxBatch bounds the number of calls in a batch.
 	MaxBatch int
-	// RequestTimeout bounds the time to answer one HTTP request. A
-	// handler still running then keeps its client slot until it returns.
+	// RequestTimeout bounds the time to answer one HTTP request (default
+	// 10 minutes: gettxoutsetinfo or verifychain on mainnet are slow). A
+	// handler still running then keeps its client slot until it returns;
+	// the client gets -32603 "Request timed out".
 	RequestTimeout time.Duration
 	// AuthFailDelay is slept before answering a failed login (deters
 	// brute force, as bitcoind's 250 ms).
@@ -154,6 +158,7 @@ type Server struct {
 	httpServer *http.Server
 	cookiePath string // set when we wrote the cookie
 	stopped    bool
+	defaulted  bool // Listeners were the defaults
 	wg         sync.WaitGroup
 }
 
@@ -188,8 +193,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DefaultPort == "" {
 		cfg.DefaultPort = "8332"
 	}
-	if len(cfg.Listeners) == 0 {
+	defaulted := len(cfg.Listeners) == 0
+	if defaulted {
 		cfg.Listeners = []string{net.JoinHostPort("127.0.0.1", cfg.DefaultPort), net.JoinHostPort("::1", cfg.DefaultPort)}
+	} else {
+		cfg.Listeners = append([]string(nil), cfg.Listeners...)
 	}
 	for i, l := range cfg.Listeners {
 		if _, _, err := net.SplitHostPort(l); err != nil {
@@ -197,10 +205,11 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{
-		cfg:     cfg,
-		methods: registry{},
-		sem:     make(chan struct{}, cfg.MaxClients),
-		active:  map[uint64]activeCall{},
+		cfg:       cfg,
+		defaulted: defaulted,
+		methods:   registry{},
+		sem:       make(chan struct{}, cfg.MaxClients),
+		active:    map[uint64]activeCall{},
 	}
 	for _, e := range cfg.AuthEntries {
 		a, err := parseAuthEntry(e)
@@ -236,6 +245,10 @@ func isLoopbackHost(host string) bool {
 // Start binds the listeners, writes the cookie file when cookie
 // authentication is in use, and serves until Stop.
 func (s *Server) Start() error {
+	if s.cfg.DataDir == "" && ((s.cfg.Pass == "" && s.cfg.CookieFile == "") ||
+		(s.cfg.TLS && (s.cfg.CertFile == "" || s.cfg.KeyFile == ""))) {
+		return kindErrorf(ErrInvalidConfig, "a data directory is needed for the cookie file or TLS certificate")
+	}
 	var tlsConf *tls.Config
 	if s.cfg.TLS {
 		c, err := s.loadTLS()
@@ -285,8 +298,13 @@ func (s *Server) Start() error {
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 30 * time.Second,
-		MaxHeaderBytes:    8192,
-		ErrorLog:          nil,
+		// Reading a maximal body over a slow link may take a while, but a
+		// client must not hold a request slot forever.
+		ReadTimeout: 5 * time.Minute,
+		// As bitcoind's -rpcservertimeout default.
+		IdleTimeout:    30 * time.Second,
+		MaxHeaderBytes: 8192,
+		ErrorLog:       nil,
 	}
 	s.mu.Lock()
 	s.listeners = lns
@@ -304,14 +322,14 @@ func (s *Server) Start() error {
 }
 
 func (s *Server) onlyDefaultV6Failed(lns []net.Listener) bool {
-	return len(lns) == len(s.cfg.Listeners)-1 && strings.HasPrefix(s.cfg.Listeners[len(s.cfg.Listeners)-1], "[::1]:")
+	return s.defaulted && len(lns) == 1
 }
 
 func (s *Server) cookieFile() string {
 	if s.cfg.CookieFile != "" {
 		return s.cfg.CookieFile
 	}
-	return s.cfg.DataDir + string(os.PathSeparator) + cookieName
+	return filepath.Join(s.cfg.DataDir, cookieName)
 }
 
 func (s *Server) removeCookie() {
@@ -335,8 +353,9 @@ func (s *Server) Addrs() []net.Addr {
 	return out
 }
 
-// Stop closes the listeners, waits briefly for running requests and
-// removes the cookie file. It is safe to call more than once.
+// Stop closes the listeners, waits up to five seconds for running requests
+// (so the reply to "stop" is delivered) and removes the cookie file. It is
+// safe to call more than once.
 func (s *Server) Stop() error {
 	s.mu.Lock()
 	if s.stopped {
@@ -347,7 +366,11 @@ func (s *Server) Stop() error {
 	srv := s.httpServer
 	s.mu.Unlock()
 	if srv != nil {
-		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+		cancel()
 	}
 	s.wg.Wait()
 	s.removeCookie()
@@ -408,6 +431,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	released = true
 	go func() {
 		defer func() { <-s.sem }()
+		defer func() {
+			// Handlers recover on their own; this guards the parsing and
+			// encoding around them, since a panic on this goroutine
+			// would end the process.
+			if r := recover(); r != nil {
+				log.Errorf("RPC: panic handling request: %v\n%s", r, debug.Stack())
+				done <- answer{http.StatusInternalServerError, appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Internal error"))}
+			}
+		}()
 		st, b := s.handleBody(body)
 		done <- answer{st, b}
 	}()

@@ -7,18 +7,11 @@ import (
 	"testing"
 )
 
-func TestRIPEMD160(t *testing.T) {
-	for in, want := range map[string]string{
-		"":               "9c1185a5c5e9fc54612808977ee8f548b2258d31",
-		"abc":            "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc",
-		"message digest": "5d0689ef49d2fae572b881b123a85ffa21595f36",
-		"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq": "12a053384a9c0c88e405a06c27dcf49ada62eb2b",
-		strings.Repeat("a", 1000000):                               "52783243c1697bdbe16d37f97f68f08325dc1528",
-	} {
-		got := ripemd160([]byte(in))
-		if hex.EncodeToString(got[:]) != want {
-			t.Errorf("ripemd160(%.20q) = %x, want %s", in, got, want)
-		}
+func TestHash160(t *testing.T) {
+	// The P2PKH hash of the generator point's compressed encoding.
+	got := hash160(mustHex("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"))
+	if hex.EncodeToString(got[:]) != "751e76e8199196d454941c45d1b3a323f1433bd6" {
+		t.Fatalf("hash160 = %x", got)
 	}
 }
 

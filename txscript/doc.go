@@ -8,9 +8,20 @@
 //
 // The engine follows Bitcoin Core's interpreter rule by rule, including its
 // quirks (FindAndDelete on exact push encodings, the SIGHASH_SINGLE "one"
-// hash, disabled opcodes failing in unexecuted branches). Errors are
-// ErrorKind values whose names match the strings used by Core's test vectors.
+// hash, disabled opcodes failing in unexecuted branches). Failures are
+// ErrorKind values whose Name matches the strings of Core's test vectors
+// and whose Message is Core's reject text.
 //
-// The hot path, VerifyInput, reuses pooled engine state so that verifying an
-// input allocates nothing outside the signature check itself.
+// Verifying inputs:
+//
+//	hashes := txscript.NewTxSigHashes(tx, prevOuts) // once per transaction
+//	for i := range tx.TxIn {
+//		err := txscript.VerifyInput(tx, i, &prevOuts[i], flags, cache, hashes)
+//	}
+//
+// VerifyInput takes pooled engine state; a worker goroutine may instead keep
+// its own Engine (NewEngine) and call Engine.Verify. Either way, verifying
+// an input allocates nothing outside the signature check itself.
+// TxSigHashes computes its midstates lazily and is safe to share between
+// goroutines; taproot spends need prevOuts for every input.
 package txscript

@@ -27,6 +27,8 @@ type scriptTokenizer struct {
 // the script or on a truncated push, which sets err (Core's GetOp failing).
 func (t *scriptTokenizer) next() bool {
 	if t.pos >= len(t.script) || t.err {
+		// Like Core's GetOp, a failed read reports OP_INVALIDOPCODE.
+		t.op, t.data = OP_INVALIDOPCODE, nil
 		return false
 	}
 	op := t.script[t.pos]
@@ -44,6 +46,7 @@ func (t *scriptTokenizer) next() bool {
 	case op == OP_PUSHDATA1:
 		if rem < 1 {
 			t.err = true
+			t.op = OP_INVALIDOPCODE
 			return false
 		}
 		n = int(t.script[t.pos])
@@ -51,6 +54,7 @@ func (t *scriptTokenizer) next() bool {
 	case op == OP_PUSHDATA2:
 		if rem < 2 {
 			t.err = true
+			t.op = OP_INVALIDOPCODE
 			return false
 		}
 		n = int(binary.LittleEndian.Uint16(t.script[t.pos:]))
@@ -58,18 +62,21 @@ func (t *scriptTokenizer) next() bool {
 	default:
 		if rem < 4 {
 			t.err = true
+			t.op = OP_INVALIDOPCODE
 			return false
 		}
 		u := binary.LittleEndian.Uint32(t.script[t.pos:])
 		t.pos += 4
 		if uint64(u) > uint64(len(t.script)-t.pos) {
 			t.err = true
+			t.op = OP_INVALIDOPCODE
 			return false
 		}
 		n = int(u)
 	}
 	if n > len(t.script)-t.pos {
 		t.err = true
+		t.op = OP_INVALIDOPCODE
 		return false
 	}
 	t.data = t.script[t.pos : t.pos+n : t.pos+n]

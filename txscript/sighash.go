@@ -47,7 +47,9 @@ func (h *TxSigHashes) Init(tx *wire.MsgTx, prevOuts []wire.TxOut) {
 
 func (h *TxSigHashes) computeV0() {
 	tx := h.tx
-	w := newHashWriter()
+	w := hashWriterPool.Get().(*hashWriter)
+	defer hashWriterPool.Put(w)
+	w.reset()
 	for i := range tx.TxIn {
 		op := &tx.TxIn[i].PreviousOutPoint
 		w.write(op.Hash[:])
@@ -73,7 +75,9 @@ func (h *TxSigHashes) computeTaproot() {
 	if len(h.prevOuts) != len(h.tx.TxIn) {
 		return
 	}
-	w := newHashWriter()
+	w := hashWriterPool.Get().(*hashWriter)
+	defer hashWriterPool.Put(w)
+	w.reset()
 	for i := range h.prevOuts {
 		w.u64(uint64(h.prevOuts[i].Value))
 	}

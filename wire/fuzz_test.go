@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -10,11 +12,27 @@ import (
 	"testing"
 )
 
-// lossyCommands are the messages whose decoding accepts more than one
-// encoding of a value, so encode(decode(b)) == b holds only for canonical
-// b: version (optional fields, any non-zero relay byte), sendcmpct (any
-// non-zero flag) and addrv2 (entries of unknown networks are dropped).
-var lossyCommands = map[string]bool{CmdVersion: true, CmdSendCmpct: true, CmdAddrV2: true}
+// Three messages accept more than one encoding of a value, so for them
+// encode(decode(b)) == b holds only for canonical b (see isCanonical):
+// version (optional fields, any non-zero relay byte, trailing data),
+// sendcmpct (any non-zero flag) and addrv2 (unknown networks are dropped).
+
+// isCanonical reports whether payload, which decoded to m and re-encoded
+// to b1, is in the one form the encoder produces, so b1 must equal it.
+func isCanonical(cmd string, payload []byte, m Message, b1 []byte) bool {
+	switch cmd {
+	case CmdVersion:
+		// All optional fields present, a 0/1 relay byte, nothing after.
+		return len(b1) == len(payload) && payload[len(payload)-1] <= 1
+	case CmdSendCmpct:
+		return payload[0] <= 1
+	case CmdAddrV2:
+		// No entry was dropped.
+		n, _, _ := ReadVarInt(payload)
+		return n == uint64(len(m.(*MsgAddrV2).AddrList))
+	}
+	return true
+}
 
 // mainnetSeedBlocks returns the raw mainnet vector blocks, or nil when the
 // shared vectors are absent (the fuzz targets still run on other seeds).
@@ -80,7 +98,7 @@ func FuzzMessage(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s: decoded message does not encode: %v", cmd, err)
 		}
-		if !lossyCommands[cmd] && !bytes.Equal(b1, payload) {
+		if isCanonical(cmd, payload, m, b1) && !bytes.Equal(b1, payload) {
 			t.Fatalf("%s: encode(decode(b)) != b\n got %x\nwant %x", cmd, b1, payload)
 		}
 		m2, _ := MakeEmptyMessage(cmd)
@@ -129,8 +147,38 @@ func FuzzReadMessage(f *testing.F) {
 	})
 }
 
+// coreTxSeeds returns the serialized transactions of Bitcoin Core's
+// tx_valid.json and tx_invalid.json, or nil when the vectors are absent.
+func coreTxSeeds(f *testing.F) [][]byte {
+	var out [][]byte
+	for _, name := range []string{"tx_valid.json", "tx_invalid.json"} {
+		data, err := os.ReadFile(filepath.Join(vectorsDir, "core", name))
+		if err != nil {
+			return nil
+		}
+		var cases [][]any
+		if err := json.Unmarshal(data, &cases); err != nil {
+			f.Fatal(err)
+		}
+		for _, c := range cases {
+			if len(c) < 2 {
+				continue
+			}
+			if s, ok := c[1].(string); ok {
+				if b, err := hex.DecodeString(s); err == nil {
+					out = append(out, b)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func FuzzTx(f *testing.F) {
 	f.Add(mustHex(f, segwitTxHex))
+	for _, b := range coreTxSeeds(f) {
+		f.Add(b)
+	}
 	f.Add(legacyTx().Bytes())
 	for i, b := range mainnetSeedBlocks(f) {
 		if i < 8 || len(b) > 1000 {

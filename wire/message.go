@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -178,15 +179,21 @@ type MessageHeader struct {
 	Checksum [4]byte
 }
 
-// DecodeMessageHeader decodes a header from the front of b. The command
-// must be printable ASCII padded with NULs (Bitcoin Core's rule) and the
-// length at most MaxProtocolMessageLength.
+// DecodeMessageHeader decodes a header from the front of b. The length
+// must be at most MaxProtocolMessageLength (checked first, ErrLimitExceeded)
+// and the command printable ASCII padded with NULs, Bitcoin Core's rule
+// (ErrMalformed; the other fields are still filled in).
 func DecodeMessageHeader(b []byte) (MessageHeader, error) {
 	var h MessageHeader
 	if len(b) < MessageHeaderSize {
 		return h, messageError(ErrTruncated, "message header of %d bytes", len(b))
 	}
 	h.Net = BitcoinNet(binary.LittleEndian.Uint32(b))
+	h.Length = binary.LittleEndian.Uint32(b[16:])
+	copy(h.Checksum[:], b[20:24])
+	if h.Length > MaxProtocolMessageLength {
+		return h, limitError("message payload length (MaxProtocolMessageLength)", uint64(h.Length), MaxProtocolMessageLength)
+	}
 	cmd := b[4 : 4+CommandSize]
 	n := 0
 	for n < CommandSize && cmd[n] != 0 {
@@ -201,11 +208,6 @@ func DecodeMessageHeader(b []byte) (MessageHeader, error) {
 		}
 	}
 	h.Command = commandString(cmd[:n])
-	h.Length = binary.LittleEndian.Uint32(b[16:])
-	copy(h.Checksum[:], b[20:24])
-	if h.Length > MaxProtocolMessageLength {
-		return h, limitError("message payload length (MaxProtocolMessageLength)", uint64(h.Length), MaxProtocolMessageLength)
-	}
 	return h, nil
 }
 
@@ -213,8 +215,7 @@ func DecodeMessageHeader(b []byte) (MessageHeader, error) {
 // a string for every header read.
 var knownCommands = [...]string{
 	CmdVersion, CmdVerAck, CmdPing, CmdPong, CmdAddr, CmdAddrV2, CmdSendAddrV2,
-	CmdGetAddr,
-	CmdInv, CmdGetData, CmdNotFound, CmdGetBlocks, CmdGetHeaders, CmdHeaders,
+	CmdGetAddr, CmdInv, CmdGetData, CmdNotFound, CmdGetBlocks, CmdGetHeaders, CmdHeaders,
 	CmdBlock, CmdTx, CmdMemPool, CmdSendHeaders, CmdFeeFilter, CmdWtxidRelay,
 	CmdSendCmpct, CmdCmpctBlock, CmdGetBlockTxn, CmdBlockTxn, CmdGetCFilters,
 	CmdCFilter, CmdGetCFHeaders, CmdCFHeaders, CmdGetCFCheckpt, CmdCFCheckpt,
@@ -252,10 +253,11 @@ func checksum(payload []byte) (c [4]byte) {
 // command, length limit) before reading the payload into a pooled buffer,
 // then the checksum, then decodes. n counts the bytes read.
 //
-// After ErrBadChecksum, an UnknownCommandError, or a payload decoding error
-// the whole message has been consumed and the stream is still in step, so
-// the caller may decide to continue. After a header error (wrong network,
-// bad command, oversized length) or an I/O error it is not.
+// After ErrBadChecksum, an UnknownCommandError, a command that is not
+// printable ASCII (ErrMalformed) or a payload decoding error, the whole
+// message has been consumed and the stream is still in step, so the caller
+// may ignore the message and continue, as Bitcoin Core does. After a wrong
+// network, an oversized length or an I/O error it is not.
 func ReadMessage(r io.Reader, pver uint32, net BitcoinNet, enc MessageEncoding) (n int, msg Message, err error) {
 	hp := GetBuffer(MessageHeaderSize)
 	n, err = io.ReadFull(r, *hp)
@@ -263,16 +265,19 @@ func ReadMessage(r io.Reader, pver uint32, net BitcoinNet, enc MessageEncoding) 
 		PutBuffer(hp)
 		return n, nil, err
 	}
-	hdr, err := DecodeMessageHeader(*hp)
+	hdr, hdrErr := DecodeMessageHeader(*hp)
 	PutBuffer(hp)
-	if err != nil {
-		return n, nil, err
+	if errors.Is(hdrErr, ErrLimitExceeded) {
+		return n, nil, hdrErr
 	}
 	if hdr.Net != net {
 		return n, nil, messageError(ErrWrongNetwork, "message from network %v, expected %v", hdr.Net, net)
 	}
-	msg, mkErr := MakeEmptyMessage(hdr.Command)
-	if mkErr == nil {
+	var mkErr error
+	if hdrErr == nil {
+		msg, mkErr = MakeEmptyMessage(hdr.Command)
+	}
+	if hdrErr == nil && mkErr == nil {
 		if max := msg.MaxPayloadLength(pver); hdr.Length > max {
 			return n, nil, limitError("payload length of "+hdr.Command+" message", uint64(hdr.Length), uint64(max))
 		}
@@ -283,6 +288,9 @@ func ReadMessage(r io.Reader, pver uint32, net BitcoinNet, enc MessageEncoding) 
 	n += pn
 	if err != nil {
 		return n, nil, err
+	}
+	if hdrErr != nil {
+		return n, nil, hdrErr
 	}
 	if mkErr != nil {
 		return n, nil, &UnknownCommandError{Command: hdr.Command, Length: hdr.Length}

@@ -431,6 +431,16 @@ func TestReadMessageErrors(t *testing.T) {
 		t.Fatalf("after short ping: %v", err)
 	}
 
+	// A command that is not printable ASCII: consumed, as Core drops it.
+	badCmd := frame(MainNet, "ver\x01ck", []byte{1, 2, 3})
+	r = bytes.NewReader(append(badCmd, ping...))
+	if _, _, err := ReadMessage(r, testPver, MainNet, WitnessEncoding); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("bad command: %v", err)
+	}
+	if _, m, err := ReadMessage(r, testPver, MainNet, WitnessEncoding); err != nil || m.(*MsgPing).Nonce != 1 {
+		t.Fatalf("after bad command: %v", err)
+	}
+
 	// Wrong network.
 	if _, _, err := ReadMessage(bytes.NewReader(frame(TestNet3, CmdPing, make([]byte, 8))), testPver, MainNet, WitnessEncoding); !errors.Is(err, ErrWrongNetwork) {
 		t.Fatalf("wrong magic: %v", err)
@@ -518,5 +528,54 @@ func TestServiceFlagString(t *testing.T) {
 	}
 	if InvTypeWitnessBlock.String() != "MSG_WITNESS_BLOCK" || InvType(99).String() != "InvType(99)" {
 		t.Error("InvType strings")
+	}
+}
+
+func TestMessageAllocs(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("allocation counts differ under coverage and race")
+	}
+	ping := frame(MainNet, CmdPing, make([]byte, 8))
+	r := bytes.NewReader(ping)
+	if n := testing.AllocsPerRun(200, func() {
+		r.Reset(ping)
+		if _, _, err := ReadMessage(r, testPver, MainNet, WitnessEncoding); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 1 {
+		t.Errorf("ReadMessage(ping): %v allocations, want at most 1 (the message)", n)
+	}
+	m := &MsgPing{Nonce: 3}
+	if n := testing.AllocsPerRun(200, func() {
+		if _, err := WriteMessage(io.Discard, m, testPver, MainNet, WitnessEncoding); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 0 {
+		t.Errorf("WriteMessage(ping): %v allocations, want 0", n)
+	}
+	for _, m := range sampleMessages(t) {
+		if max := m.MaxPayloadLength(testPver); max > MaxProtocolMessageLength {
+			t.Errorf("%s: MaxPayloadLength %d above the protocol limit", m.Command(), max)
+		}
+	}
+}
+
+// TestAddrVector reads the Bitcoin wiki's example addr message (one
+// address, 10.0.0.1:8333, NODE_NETWORK) and writes it back identically.
+func TestAddrVector(t *testing.T) {
+	raw := mustHex(t, "f9beb4d96164647200000000000000001f000000ed52399b"+
+		"01e215104d010000000000000000000000000000000000ffff0a000001208d")
+	_, msg, err := ReadMessage(bytes.NewReader(raw), testPver, MainNet, WitnessEncoding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := msg.(*MsgAddr).AddrList
+	if len(a) != 1 || a[0].Timestamp != 0x4d1015e2 || a[0].Services != SFNodeNetwork ||
+		a[0].AddrPort() != netip.MustParseAddrPort("10.0.0.1:8333") {
+		t.Fatalf("decoded %+v", a)
+	}
+	var buf bytes.Buffer
+	if _, err := WriteMessage(&buf, msg, testPver, MainNet, WitnessEncoding); err != nil || !bytes.Equal(buf.Bytes(), raw) {
+		t.Fatalf("re-encoded %x %v", buf.Bytes(), err)
 	}
 }

@@ -262,3 +262,46 @@ func (v *NetAddressV2) String() string {
 	}
 	return host + ":" + strconv.Itoa(int(v.Port))
 }
+
+// ParseHost parses a host as HostString writes it: an IPv4 or IPv6
+// literal (IPv4-mapped addresses become IPv4), a Tor v3 "<56 base32
+// chars>.onion" whose checksum and version are checked, or an I2P
+// "<52 base32 chars>.b32.i2p". fc00::/8 addresses are returned as IPv6;
+// only the caller knows whether it treats them as CJDNS.
+func ParseHost(host string) (NetworkID, []byte, error) {
+	h := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	switch {
+	case strings.HasSuffix(h, ".onion"):
+		b32 := strings.TrimSuffix(h, ".onion")
+		raw, err := lowerBase32.DecodeString(b32)
+		if err != nil || len(b32) != 56 || len(raw) != 35 {
+			return 0, nil, messageError(ErrMalformed, "onion address %q is not a Tor v3 address", host)
+		}
+		if raw[34] != torV3Version {
+			return 0, nil, messageError(ErrMalformed, "onion address %q has version %d", host, raw[34])
+		}
+		v := NetAddressV2{NetworkID: NetTorV3, Addr: raw[:32]}
+		if v.HostString() != h {
+			return 0, nil, messageError(ErrMalformed, "onion address %q has a bad checksum", host)
+		}
+		return NetTorV3, raw[:32:32], nil
+	case strings.HasSuffix(h, ".b32.i2p"):
+		b32 := strings.TrimSuffix(h, ".b32.i2p")
+		raw, err := lowerBase32.DecodeString(b32)
+		if err != nil || len(b32) != 52 || len(raw) != 32 {
+			return 0, nil, messageError(ErrMalformed, "I2P address %q is not a 32-byte .b32.i2p address", host)
+		}
+		return NetI2P, raw, nil
+	}
+	ip, err := netip.ParseAddr(h)
+	if err != nil || ip.Zone() != "" {
+		return 0, nil, messageError(ErrMalformed, "host %q is not an IP, Tor v3 or I2P address", host)
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		b := ip.As4()
+		return NetIPv4, b[:], nil
+	}
+	b := ip.As16()
+	return NetIPv6, b[:], nil
+}

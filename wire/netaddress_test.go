@@ -114,3 +114,33 @@ func TestNetAddressConversions(t *testing.T) {
 		t.Fatal(s)
 	}
 }
+
+func TestParseHost(t *testing.T) {
+	for _, c := range []struct {
+		host string
+		net  NetworkID
+		hex  string
+	}{
+		{"1.2.3.4", NetIPv4, "01020304"},
+		{"::ffff:1.2.3.4", NetIPv4, "01020304"},
+		{"[2001:db8::1]", NetIPv6, "20010db8000000000000000000000001"},
+		{"pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion", NetTorV3, "79bcc625184b05194975c28b66b66b0469f7f6556fb1ac3189a79b40dda32f1f"},
+		{"PG6MMJIYJMCRSSLVYKFWNNTLARU7P5SVN6Y2YMMJU6NUBXNDF4PSCRYD.onion", NetTorV3, "79bcc625184b05194975c28b66b66b0469f7f6556fb1ac3189a79b40dda32f1f"},
+		{"ukeu3k5oycgaauneqgtnvselmt4yemvoilkln7jpvamvfx7dnkdq.b32.i2p", NetI2P, "a2894dabaec08c0051a481a6dac88b64f98232ae42d4b6fd2fa81952dfe36a87"},
+	} {
+		n, b, err := ParseHost(c.host)
+		if err != nil || n != c.net || !bytes.Equal(b, mustHex(t, c.hex)) {
+			t.Errorf("%s: %v %x %v", c.host, n, b, err)
+		}
+	}
+	for _, bad := range []string{
+		"pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscrye.onion", // checksum
+		"6hzph5hv6337r6p2.onion", // Tor v2
+		"ukeu3k5oycgaauneqgtnvselmt4yemvoilkln7jpvamvfx7dnkd.b32.i2p",
+		"example.com", "", "fe80::1%eth0",
+	} {
+		if _, _, err := ParseHost(bad); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -12,9 +12,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/btcnode/btcd/rpc"
 )
 
 func main() {
@@ -24,11 +27,11 @@ func main() {
 // network is what btcctl needs to know about a network.
 type network struct {
 	port   string
-	subdir string // data subdirectory, as bitcoind names it
+	subdir string // data subdirectory, as the daemon names it
 }
 
 var networks = map[string]network{
-	"main":     {"8332", ""},
+	"main":     {"8332", "mainnet"},
 	"test":     {"18332", "testnet3"},
 	"testnet4": {"48332", "testnet4"},
 	"signet":   {"38332", "signet"},
@@ -53,10 +56,22 @@ var boolFlags = map[string]bool{
 	"named": true, "stdin": true, "tls": true, "skipverify": true, "help": true, "?": true, "h": true,
 }
 
+// defaultAppDir is the daemon's application directory: ~/.btcd on Unix,
+// ~/Library/Application Support/Btcd on macOS, %LOCALAPPDATA%\Btcd on
+// Windows.
 func defaultAppDir() string {
 	home, err := os.UserHomeDir()
-	if err != nil {
-		return "."
+	if err != nil || home == "" {
+		home = "."
+	}
+	switch runtime.GOOS {
+	case "windows":
+		if dir := os.Getenv("LOCALAPPDATA"); dir != "" {
+			return filepath.Join(dir, "Btcd")
+		}
+		return filepath.Join(home, "Btcd")
+	case "darwin", "ios":
+		return filepath.Join(home, "Library", "Application Support", "Btcd")
 	}
 	return filepath.Join(home, ".btcd")
 }
@@ -68,8 +83,8 @@ Options:
   -rpcuser=<user>       Username for JSON-RPC connections
   -rpcpassword=<pw>     Password for JSON-RPC connections
   -rpccookiefile=<loc>  Location of the auth cookie (default: data dir)
-  -datadir=<dir>        Data directory (default: ~/.btcd/data)
-  -conf=<file>          Config file with rpcuser/rpcpassword/rpcconnect/rpcport (default: ~/.btcd/btcctl.conf)
+  -datadir=<dir>        Data directory; the cookie is <dir>/<network>/.cookie (default: ~/.btcd/data)
+  -conf=<file>          Config file with rpcuser/rpcpassword/rpcconnect/rpcport (default: ~/.btcd/btcctl.conf, else ~/.btcd/btcd.conf)
   -chain=<chain>        main, test, testnet4, signet or regtest
   -regtest, -testnet, -testnet4, -signet   Select the network
   -named                Pass named instead of positional arguments
@@ -105,7 +120,12 @@ func parseArgs(args []string) (*options, []string, error) {
 	// The config file is read first so the command line overrides it.
 	conf := set["conf"]
 	if conf == "" {
+		// Prefer btcctl.conf; the daemon's btcd.conf also carries
+		// rpcuser and rpcpass.
 		conf = filepath.Join(defaultAppDir(), "btcctl.conf")
+		if _, err := os.Stat(conf); err != nil {
+			conf = filepath.Join(defaultAppDir(), "btcd.conf")
+		}
 	}
 	if b, err := os.ReadFile(conf); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -197,8 +217,8 @@ func (o *options) apply(name, val string, cmdline bool) error {
 	return nil
 }
 
-// paramValue is bitcoin-cli's conversion: JSON when the text parses as
-// JSON, else a JSON string.
+// paramValue converts an argument whose type is not known: JSON when the
+// text parses as JSON, else a JSON string.
 func paramValue(s string) json.RawMessage {
 	if json.Valid([]byte(s)) {
 		return json.RawMessage(strings.TrimSpace(s))
@@ -207,12 +227,39 @@ func paramValue(s string) json.RawMessage {
 	return b
 }
 
+// convertArg converts one argument as bitcoin-cli does with its table of
+// non-string parameters: string-typed arguments of known methods are sent
+// as strings, other typed arguments must be JSON, and arguments of unknown
+// type are JSON when they parse.
+func convertArg(arg *rpc.Arg, s string) (json.RawMessage, error) {
+	if arg == nil || arg.Type == rpc.ArgAny {
+		return paramValue(s), nil
+	}
+	if arg.Type == rpc.ArgStr || arg.Type == rpc.ArgHex {
+		b, _ := json.Marshal(s)
+		return b, nil
+	}
+	if !json.Valid([]byte(s)) {
+		return nil, fmt.Errorf("Error parsing JSON: %s", s)
+	}
+	return json.RawMessage(strings.TrimSpace(s)), nil
+}
+
 // buildParams makes the params array, or object with -named.
-func buildParams(args []string, named bool) (json.RawMessage, error) {
+func buildParams(method string, args []string, named bool) (json.RawMessage, error) {
+	m := rpc.LookupMethod(method)
 	if !named {
 		list := make([]json.RawMessage, len(args))
 		for i, a := range args {
-			list[i] = paramValue(a)
+			var arg *rpc.Arg
+			if m != nil && i < len(m.Args) {
+				arg = &m.Args[i]
+			}
+			v, err := convertArg(arg, a)
+			if err != nil {
+				return nil, err
+			}
+			list[i] = v
 		}
 		return json.Marshal(list)
 	}
@@ -225,7 +272,21 @@ func buildParams(args []string, named bool) (json.RawMessage, error) {
 		if _, dup := obj[k]; dup {
 			return nil, fmt.Errorf("Parameter %s specified multiple times", k)
 		}
-		obj[k] = paramValue(v)
+		var arg *rpc.Arg
+		if m != nil {
+			for i := range m.Args {
+				for _, alias := range strings.Split(m.Args[i].Name, "|") {
+					if alias == k {
+						arg = &m.Args[i]
+					}
+				}
+			}
+		}
+		val, err := convertArg(arg, v)
+		if err != nil {
+			return nil, err
+		}
+		obj[k] = val
 	}
 	return json.Marshal(obj)
 }
@@ -272,7 +333,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	method := rest[0]
-	params, err := buildParams(rest[1:], o.named)
+	params, err := buildParams(method, rest[1:], o.named)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1

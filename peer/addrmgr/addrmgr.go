@@ -158,6 +158,7 @@ type Manager struct {
 	nNew   int
 	nTried int
 	locals map[addrKey]int // our own addresses and their scores
+	caches map[string]addrCache
 
 	quit chan struct{}
 	wg   sync.WaitGroup
@@ -194,6 +195,7 @@ func (m *Manager) reset() {
 	m.tried = [triedBucketCount][bucketSize]int32{}
 	m.nNew, m.nTried = 0, 0
 	m.locals = make(map[addrKey]int)
+	m.caches = make(map[string]addrCache)
 }
 
 // hash is the keyed hash that places entries: the first eight bytes of
@@ -425,21 +427,23 @@ func (m *Manager) SetServices(na wire.NetAddressV2, services wire.ServiceFlag) {
 func (m *Manager) Good(na wire.NetAddressV2) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.cfg.Now()
 	ka := m.lookup(&na)
 	if ka == nil {
 		k, ok := keyOf(&na)
 		if !ok || !isRoutable(&k) {
 			return
 		}
-		if na.Timestamp == 0 {
-			na.Timestamp = uint32(m.cfg.Now().Unix())
-		}
-		m.addSingle(&na, &k, 0)
-		if ka = m.index[k]; ka == nil {
+		if _, local := m.locals[k]; local {
 			return
 		}
+		ts := na.Timestamp
+		if ts == 0 {
+			ts = uint32(now.Unix())
+		}
+		// Straight to tried: it is in no new bucket yet.
+		ka = m.create(k, k, na.Services, ts)
 	}
-	now := m.cfg.Now()
 	ka.lastSuccess, ka.lastAttempt, ka.attempts = now, now, 0
 	if !ka.tried {
 		m.makeTried(ka)
@@ -562,6 +566,41 @@ func (m *Manager) GetAddresses(maxCount, maxPct int) []wire.NetAddressV2 {
 		out = append(out, na)
 	}
 	return out
+}
+
+// addrCache is a getaddr answer kept for a while.
+type addrCache struct {
+	addrs   []wire.NetAddressV2
+	expires time.Time
+}
+
+// maxAddrCaches bounds the number of cached getaddr answers.
+const maxAddrCaches = 16
+
+// CachedAddresses returns the getaddr answer for peers that reached us
+// through cacheKey (for example the network and local address they
+// connected to). As in Core the answer is reused for 21 to 27 hours, so
+// repeated getaddr requests cannot map our whole table or watch it change.
+func (m *Manager) CachedAddresses(cacheKey string) []wire.NetAddressV2 {
+	now := m.cfg.Now()
+	m.mu.Lock()
+	c, ok := m.caches[cacheKey]
+	m.mu.Unlock()
+	if ok && now.Before(c.expires) {
+		return c.addrs
+	}
+	addrs := m.GetAddresses(GetAddrMax, GetAddrMaxPct)
+	life := 21*time.Hour + time.Duration(mrand.Int64N(int64(6*time.Hour)))
+	m.mu.Lock()
+	if _, ok := m.caches[cacheKey]; !ok && len(m.caches) >= maxAddrCaches {
+		for k := range m.caches {
+			delete(m.caches, k)
+			break
+		}
+	}
+	m.caches[cacheKey] = addrCache{addrs: addrs, expires: now.Add(life)}
+	m.mu.Unlock()
+	return addrs
 }
 
 // Lookup returns the entry for na, if known.

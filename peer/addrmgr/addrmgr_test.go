@@ -44,7 +44,7 @@ func TestGroups(t *testing.T) {
 	same := [][2]string{
 		{"1.2.3.4:8333", "1.2.250.1:1"},
 		{"[2a01:1234:5::1]:8333", "[2a01:1234:ffff::2]:1"},
-		{"[2002:102:304::1]:1", "1.2.99.99:1"},          // 6to4 embeds 1.2.3.4
+		{"[2002:102:304::1]:1", "1.2.99.99:1"},           // 6to4 embeds 1.2.3.4
 		{"[2001:0:0:0:0:0:fefd:fcfb]:1", "1.2.3.4:1"},    // Teredo, inverted
 		{"[::ffff:1.2.3.4]:1", "1.2.7.7:1"},              // mapped
 		{"[64:ff9b::102:304]:1", "1.2.0.1:1"},            // NAT64
@@ -278,6 +278,24 @@ func TestGetAddresses(t *testing.T) {
 	}
 	if got := m.GetAddresses(10, 100); len(got) != 10 {
 		t.Fatalf("max count ignored: %d", len(got))
+	}
+}
+
+func TestCachedAddresses(t *testing.T) {
+	now := time.Now()
+	m := mustNew(t, Config{Now: func() time.Time { return now }})
+	for i := range 100 {
+		m.AddAddresses([]wire.NetAddressV2{ip4(byte(1+i), 9, 9, 9, 8333)}, ip4(byte(i+1), 2, 2, 2, 1), 0)
+	}
+	a := m.CachedAddresses("ipv4")
+	m.AddAddresses([]wire.NetAddressV2{ip4(150, 9, 9, 9, 8333)}, ip4(150, 2, 2, 2, 1), 0)
+	b := m.CachedAddresses("ipv4")
+	if len(a) == 0 || &a[0] != &b[0] {
+		t.Fatal("cache not reused")
+	}
+	now = now.Add(28 * time.Hour)
+	if c := m.CachedAddresses("ipv4"); len(c) > 0 && &c[0] == &a[0] {
+		t.Fatal("cache not refreshed")
 	}
 }
 

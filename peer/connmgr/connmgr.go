@@ -15,6 +15,13 @@ const (
 	// DefaultTargetOutbound is the number of automatic full-relay outbound
 	// connections (Core's MAX_OUTBOUND_FULL_RELAY_CONNECTIONS).
 	DefaultTargetOutbound = 8
+	// DefaultTargetBlockRelay is Core's number of additional block-relay-
+	// only outbound connections (MAX_BLOCK_RELAY_ONLY_CONNECTIONS): they
+	// relay neither transactions nor addresses, so an attacker watching
+	// those cannot find them, and they keep us on the best chain if our
+	// full-relay peers are eclipsed. The server opts in by setting
+	// Config.TargetBlockRelay.
+	DefaultTargetBlockRelay = 2
 	// DefaultMaxPeers is the default total connection limit.
 	DefaultMaxPeers = 125
 	// DefaultRetryBase is the first retry delay of a persistent peer.
@@ -24,9 +31,10 @@ const (
 	// stableConnection is how long a persistent connection must last for
 	// its back-off to start over.
 	stableConnection = time.Minute
-	// autoInterval paces automatic outbound attempts so an address manager
-	// full of dead addresses does not make the node spin.
-	autoInterval = 500 * time.Millisecond
+	// DefaultAttemptInterval paces automatic outbound attempts, as in
+	// Core, so an address manager full of dead addresses does not make
+	// the node spin.
+	DefaultAttemptInterval = 500 * time.Millisecond
 )
 
 // ConnState is the state of a connection request.
@@ -50,6 +58,10 @@ type ConnReq struct {
 	// Permanent requests (--connect, --addpeer) are retried forever;
 	// automatic ones are replaced by another address when they end.
 	Permanent bool
+	// BlockRelayOnly marks an automatic connection made for
+	// TargetBlockRelay; the server must configure its peer to relay
+	// neither transactions nor addresses.
+	BlockRelayOnly bool
 
 	state     atomic.Int32
 	group     string // network group of an automatic request
@@ -74,6 +86,11 @@ type Config struct {
 	OnConnection func(req *ConnReq, conn net.Conn)
 	// OnDisconnection is told when an outbound connection's conn closes.
 	OnDisconnection func(req *ConnReq)
+	// EvictInbound is called when an inbound connection arrives and every
+	// inbound slot is taken. It should disconnect one inbound peer (see
+	// SelectEviction) and report whether it did; if so the new connection
+	// is accepted, otherwise it is dropped. Nil drops it.
+	EvictInbound func() bool
 	// IsBanned rejects inbound connections and automatic outbound
 	// addresses; nil bans nothing.
 	IsBanned func(addr netip.Addr) bool
@@ -87,13 +104,20 @@ type Config struct {
 	OutboundGroup func(addr string) string
 	// Dial connects; nil means a direct TCP dial with a 30 s timeout.
 	Dial DialFunc
-	// TargetOutbound is the number of automatic outbound connections;
-	// zero means DefaultTargetOutbound.
+	// TargetOutbound is the number of automatic full-relay outbound
+	// connections; zero means DefaultTargetOutbound.
 	TargetOutbound int
+	// TargetBlockRelay is the number of automatic block-relay-only
+	// outbound connections made in addition (see
+	// DefaultTargetBlockRelay); zero means none.
+	TargetBlockRelay int
 	// MaxPeers caps inbound plus outbound connections; inbound
 	// connections get what the outbound target leaves. Zero means
 	// DefaultMaxPeers.
 	MaxPeers int
+	// AttemptInterval is the pause between automatic connection
+	// attempts; zero means DefaultAttemptInterval.
+	AttemptInterval time.Duration
 	// RetryBase and MaxRetry shape the back-off of permanent requests;
 	// zero means the defaults.
 	RetryBase, MaxRetry time.Duration
@@ -113,7 +137,8 @@ type Manager struct {
 
 	mu       sync.Mutex
 	reqs     map[uint64]*ConnReq
-	auto     int // automatic requests pending or established
+	auto     int // automatic full-relay requests pending or established
+	autoBR   int // automatic block-relay-only requests
 	inbound  int
 	started  bool
 	stopped  bool
@@ -134,6 +159,9 @@ func New(cfg Config) *Manager {
 	if cfg.MaxRetry <= 0 {
 		cfg.MaxRetry = DefaultMaxRetry
 	}
+	if cfg.AttemptInterval <= 0 {
+		cfg.AttemptInterval = DefaultAttemptInterval
+	}
 	if cfg.Dial == nil {
 		cfg.Dial = NewDialer(DialConfig{})
 	}
@@ -150,7 +178,7 @@ func New(cfg Config) *Manager {
 
 // InboundLimit is the number of inbound connections allowed.
 func (m *Manager) InboundLimit() int {
-	n := m.cfg.MaxPeers - m.cfg.TargetOutbound
+	n := m.cfg.MaxPeers - m.cfg.TargetOutbound - m.cfg.TargetBlockRelay
 	if n < 0 {
 		return 0
 	}
@@ -165,13 +193,15 @@ func (m *Manager) Start() {
 		return
 	}
 	m.started = true
+	m.wg.Add(len(m.cfg.Listeners))
+	if m.cfg.GetNewAddress != nil {
+		m.wg.Add(1)
+	}
 	m.mu.Unlock()
 	for _, l := range m.cfg.Listeners {
-		m.wg.Add(1)
 		go m.acceptLoop(l)
 	}
 	if m.cfg.GetNewAddress != nil {
-		m.wg.Add(1)
 		go m.autoLoop()
 	}
 }
@@ -262,8 +292,19 @@ func (m *Manager) retryDelay(retries int) time.Duration {
 }
 
 func (m *Manager) dial(req *ConnReq) {
-	req.state.Store(int32(ConnPending))
+	// wg.Add happens under the lock that Stop takes before it waits, so
+	// no dial can start once Stop is waiting.
+	m.mu.Lock()
+	if m.stopped {
+		m.mu.Unlock()
+		if !req.Permanent {
+			m.autoDone(req)
+		}
+		return
+	}
 	m.wg.Add(1)
+	m.mu.Unlock()
+	req.state.Store(int32(ConnPending))
 	go func() {
 		defer m.wg.Done()
 		conn, err := m.cfg.Dial(m.ctx, req.Addr)
@@ -277,7 +318,7 @@ func (m *Manager) dial(req *ConnReq) {
 			m.mu.Unlock()
 			conn.Close()
 			if !req.Permanent {
-				m.autoDone()
+				m.autoDone(req)
 			}
 			return
 		}
@@ -300,14 +341,14 @@ func (m *Manager) failed(req *ConnReq) {
 	defer m.mu.Unlock()
 	if m.stopped || req.State() == ConnRemoved {
 		if !req.Permanent {
-			m.autoDoneLocked()
+			m.autoDoneLocked(req)
 		}
 		return
 	}
 	if !req.Permanent {
 		req.state.Store(int32(ConnFailed))
 		delete(m.reqs, req.ID)
-		m.autoDoneLocked()
+		m.autoDoneLocked(req)
 		return
 	}
 	m.scheduleRetryLocked(req)
@@ -340,7 +381,7 @@ func (m *Manager) closed(req *ConnReq) {
 		if req.State() != ConnRemoved {
 			req.state.Store(int32(ConnFailed))
 		}
-		m.autoDoneLocked()
+		m.autoDoneLocked(req)
 		return
 	}
 	if m.stopped || req.State() == ConnRemoved {
@@ -352,14 +393,17 @@ func (m *Manager) closed(req *ConnReq) {
 	m.scheduleRetryLocked(req)
 }
 
-func (m *Manager) autoDone() {
+func (m *Manager) autoDone(req *ConnReq) {
 	m.mu.Lock()
-	m.autoDoneLocked()
+	m.autoDoneLocked(req)
 	m.mu.Unlock()
 }
 
-func (m *Manager) autoDoneLocked() {
-	if m.auto > 0 {
+func (m *Manager) autoDoneLocked(req *ConnReq) {
+	switch {
+	case req.BlockRelayOnly && m.autoBR > 0:
+		m.autoBR--
+	case !req.BlockRelayOnly && m.auto > 0:
 		m.auto--
 	}
 	select {
@@ -368,10 +412,11 @@ func (m *Manager) autoDoneLocked() {
 	}
 }
 
-// autoLoop keeps TargetOutbound automatic connections open or pending.
+// autoLoop keeps TargetOutbound full-relay and TargetBlockRelay
+// block-relay-only automatic connections open or pending.
 func (m *Manager) autoLoop() {
 	defer m.wg.Done()
-	tick := time.NewTicker(autoInterval)
+	tick := time.NewTicker(m.cfg.AttemptInterval)
 	defer tick.Stop()
 	for {
 		m.fillOutbound()
@@ -385,14 +430,18 @@ func (m *Manager) autoLoop() {
 }
 
 // fillOutbound starts at most one automatic connection per call, so a run
-// of dead addresses is paced by autoInterval.
+// of dead addresses is paced by AttemptInterval.
 func (m *Manager) fillOutbound() {
 	m.mu.Lock()
-	need := !m.stopped && m.auto < m.cfg.TargetOutbound
+	needFull := m.auto < m.cfg.TargetOutbound
+	needBR := m.autoBR < m.cfg.TargetBlockRelay
+	stopped := m.stopped
 	m.mu.Unlock()
-	if !need {
+	if stopped || (!needFull && !needBR) {
 		return
 	}
+	// Full-relay slots fill first.
+	blockRelay := !needFull
 	// Bounded: the address manager may keep returning addresses we are
 	// already connected to.
 	for range 20 {
@@ -421,9 +470,13 @@ func (m *Manager) fillOutbound() {
 			m.mu.Unlock()
 			continue
 		}
-		req := &ConnReq{ID: m.nextID.Add(1), Addr: addr, group: grp}
+		req := &ConnReq{ID: m.nextID.Add(1), Addr: addr, group: grp, BlockRelayOnly: blockRelay}
 		m.reqs[req.ID] = req
-		m.auto++
+		if blockRelay {
+			m.autoBR++
+		} else {
+			m.auto++
+		}
 		m.mu.Unlock()
 		m.dial(req)
 		return
@@ -460,10 +513,18 @@ func (m *Manager) acceptLoop(l net.Listener) {
 		}
 		m.mu.Lock()
 		full := m.inbound >= m.InboundLimit()
-		if !full {
-			m.inbound++
-		}
 		m.mu.Unlock()
+		// The evicted peer's slot frees when its conn closes, which may be
+		// a moment later; meanwhile the count runs one over the limit, as
+		// in Core.
+		if full && m.InboundLimit() > 0 && m.cfg.EvictInbound != nil && m.cfg.EvictInbound() {
+			full = false
+		}
+		if !full {
+			m.mu.Lock()
+			m.inbound++
+			m.mu.Unlock()
+		}
 		if full {
 			log.Debugf("Rejecting inbound %v: %d inbound connections", conn.RemoteAddr(), m.InboundLimit())
 			conn.Close()

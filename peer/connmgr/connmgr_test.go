@@ -10,6 +10,8 @@ import (
 	"time"
 )
 
+const testInterval = 10 * time.Millisecond
+
 func TestResolvePolicy(t *testing.T) {
 	tests := []struct {
 		name string
@@ -19,8 +21,9 @@ func TestResolvePolicy(t *testing.T) {
 		{"defaults", PolicyInput{}, Policy{Listen: true, DNSSeed: true, AutoConnect: true}},
 		{"connect", PolicyInput{Connect: []string{"a"}}, Policy{}},
 		{"connect+listen", PolicyInput{Connect: []string{"a"}, Listen: []string{":1"}}, Policy{Listen: true}},
-		{"proxy", PolicyInput{Proxy: "p"}, Policy{DNSSeed: true, AutoConnect: true}},
-		{"proxy+listen", PolicyInput{Proxy: "p", Listen: []string{":1"}}, Policy{Listen: true, DNSSeed: true, AutoConnect: true}},
+		{"proxy", PolicyInput{Proxy: "p"}, Policy{DNSSeed: true, AutoConnect: true, SeedThroughProxy: true}},
+		{"proxy+listen", PolicyInput{Proxy: "p", Listen: []string{":1"}}, Policy{Listen: true, DNSSeed: true, AutoConnect: true, SeedThroughProxy: true}},
+		{"proxy+nodnsseed", PolicyInput{Proxy: "p", NoDNSSeed: true}, Policy{AutoConnect: true}},
 		{"nolisten wins", PolicyInput{NoListen: true, Listen: []string{":1"}}, Policy{DNSSeed: true, AutoConnect: true}},
 		{"nodnsseed", PolicyInput{NoDNSSeed: true}, Policy{Listen: true, AutoConnect: true}},
 	}
@@ -39,6 +42,12 @@ func TestNormalizeAndExternalIPs(t *testing.T) {
 		if got := NormalizeAddress(in, "8333"); got != want {
 			t.Errorf("NormalizeAddress(%q) = %q want %q", in, got, want)
 		}
+	}
+	if got := ListenAddresses(nil, "8333"); len(got) != 1 || got[0] != ":8333" {
+		t.Errorf("default listen %v", got)
+	}
+	if got := ListenAddresses([]string{"127.0.0.1", "[::1]:9"}, "8333"); got[0] != "127.0.0.1:8333" || got[1] != "[::1]:9" {
+		t.Errorf("listen %v", got)
 	}
 	got, err := ParseExternalIPs([]string{"1.2.3.4", "[2001:db8::1]:99", "5.6.7.8:1"}, 8333)
 	if err != nil || len(got) != 3 || got[0].Port() != 8333 || got[1].Port() != 99 {
@@ -145,8 +154,9 @@ func TestAutoOutboundFillsTarget(t *testing.T) {
 	next := 0
 	var conns []net.Conn
 	m := New(Config{
-		Dial:           fd.dial,
-		TargetOutbound: 3,
+		Dial:            fd.dial,
+		AttemptInterval: testInterval,
+		TargetOutbound:  3,
 		GetNewAddress: func() (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -181,7 +191,7 @@ func TestAutoOutboundFillsTarget(t *testing.T) {
 		defer mu.Unlock()
 		return len(conns) == 4
 	})
-	time.Sleep(2 * autoInterval)
+	time.Sleep(10 * testInterval)
 	if out, _ := m.Counts(); out != 3 {
 		t.Fatalf("%d outbound, want 3", out)
 	}
@@ -282,8 +292,9 @@ func TestAutoOutboundOnePerGroup(t *testing.T) {
 	var mu sync.Mutex
 	next := 0
 	m := New(Config{
-		Dial:           fd.dial,
-		TargetOutbound: 3,
+		Dial:            fd.dial,
+		AttemptInterval: testInterval,
+		TargetOutbound:  3,
 		GetNewAddress: func() (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -300,8 +311,128 @@ func TestAutoOutboundOnePerGroup(t *testing.T) {
 	defer m.Stop()
 	m.Start()
 	waitFor(t, "two connections", 5*time.Second, func() bool { out, _ := m.Counts(); return out == 2 })
-	time.Sleep(3 * autoInterval)
+	time.Sleep(10 * testInterval)
 	if out, _ := m.Counts(); out != 2 {
 		t.Fatalf("%d outbound connections from two groups", out)
+	}
+}
+
+func TestSelectEviction(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	var cands []EvictionCandidate
+	// 40 inbound peers: 30 from group 1 (the attacker), 10 honest ones in
+	// their own groups with good pings and recent blocks.
+	for i := range 30 {
+		cands = append(cands, EvictionCandidate{ID: int32(i), Inbound: true, NetGroup: 1,
+			Connected: now.Add(-time.Duration(i) * time.Minute), RelayTxs: true})
+	}
+	for i := 30; i < 40; i++ {
+		cands = append(cands, EvictionCandidate{ID: int32(i), Inbound: true, NetGroup: uint64(100 + i),
+			Connected: now.Add(-time.Hour), MinPing: time.Duration(i) * time.Millisecond,
+			LastBlock: now.Add(-time.Duration(i) * time.Second), RelayTxs: true})
+	}
+	cands = append(cands, EvictionCandidate{ID: 99, Inbound: false, NetGroup: 1, Connected: now})
+	cands = append(cands, EvictionCandidate{ID: 98, Inbound: true, NoBan: true, NetGroup: 1, Connected: now})
+	id, ok := SelectEviction(cands)
+	if !ok {
+		t.Fatal("nothing evicted")
+	}
+	// The youngest peer of the crowded group goes.
+	if id != 0 {
+		t.Fatalf("evicted %d, want 0", id)
+	}
+	// Everyone protected: nothing to evict.
+	if _, ok := SelectEviction(cands[30:34]); ok {
+		t.Fatal("evicted from a protected set")
+	}
+	// Preferred-for-eviction peers go first.
+	cands[5].PreferEvict = true
+	if id, _ := SelectEviction(cands); id != 5 {
+		t.Fatalf("evicted %d, want the preferred 5", id)
+	}
+}
+
+func TestInboundEvictionHook(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 10)
+	var mu sync.Mutex
+	var conns []net.Conn
+	m := New(Config{
+		Listeners:      []net.Listener{l},
+		MaxPeers:       2,
+		TargetOutbound: 1,
+		OnAccept:       func(c net.Conn) { accepted <- c },
+		EvictInbound: func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(conns) == 0 {
+				return false
+			}
+			conns[0].Close()
+			conns = conns[1:]
+			return true
+		},
+	})
+	m.Start()
+	defer m.Stop()
+	for i := range 3 {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		select {
+		case a := <-accepted:
+			mu.Lock()
+			conns = append(conns, a)
+			mu.Unlock()
+		case <-time.After(5 * time.Second):
+			t.Fatalf("connection %d not accepted", i)
+		}
+	}
+	waitFor(t, "one inbound", 5*time.Second, func() bool { _, in := m.Counts(); return in == 1 })
+}
+
+func TestBlockRelayOnlyConnections(t *testing.T) {
+	fd := &fakeDialer{}
+	var mu sync.Mutex
+	next := 0
+	var br, full int
+	m := New(Config{
+		Dial:             fd.dial,
+		AttemptInterval:  testInterval,
+		TargetOutbound:   2,
+		TargetBlockRelay: 1,
+		MaxPeers:         10,
+		GetNewAddress: func() (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			next++
+			return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(next)}), 8333).String(), nil
+		},
+		OnConnection: func(r *ConnReq, c net.Conn) {
+			mu.Lock()
+			defer mu.Unlock()
+			if r.BlockRelayOnly {
+				br++
+			} else {
+				full++
+			}
+		},
+	})
+	defer m.Stop()
+	if m.InboundLimit() != 7 {
+		t.Fatalf("inbound limit %d", m.InboundLimit())
+	}
+	m.Start()
+	waitFor(t, "three connections", 5*time.Second, func() bool { out, _ := m.Counts(); return out == 3 })
+	time.Sleep(10 * testInterval)
+	mu.Lock()
+	defer mu.Unlock()
+	if br != 1 || full != 2 {
+		t.Fatalf("%d block-relay-only, %d full-relay", br, full)
 	}
 }

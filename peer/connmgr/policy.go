@@ -61,6 +61,11 @@ type Policy struct {
 	// AutoConnect says whether to make automatic outbound connections to
 	// addresses from the address manager.
 	AutoConnect bool
+	// SeedThroughProxy says that DNS seeds must not be resolved locally,
+	// which would reveal the node to its DNS resolver, but reached by
+	// name through the proxy for a one-time address fetch, as Core does
+	// when a proxy is set.
+	SeedThroughProxy bool
 }
 
 // ResolvePolicy applies the rules of btcd and Bitcoin Core: --connect means
@@ -70,11 +75,27 @@ type Policy struct {
 // not reveal itself by accepting connections); --nolisten always wins.
 func ResolvePolicy(in PolicyInput) Policy {
 	explicitListen := len(in.Listen) > 0
-	return Policy{
+	p := Policy{
 		Listen:      !in.NoListen && (explicitListen || (len(in.Connect) == 0 && in.Proxy == "")),
 		DNSSeed:     !in.NoDNSSeed && len(in.Connect) == 0,
 		AutoConnect: len(in.Connect) == 0,
 	}
+	p.SeedThroughProxy = p.DNSSeed && in.Proxy != ""
+	return p
+}
+
+// ListenAddresses returns the addresses to listen on: each --listen value
+// with defaultPort added where it has none, or every interface on
+// defaultPort when none is given.
+func ListenAddresses(listen []string, defaultPort string) []string {
+	if len(listen) == 0 {
+		return []string{net.JoinHostPort("", defaultPort)}
+	}
+	out := make([]string, len(listen))
+	for i, l := range listen {
+		out[i] = NormalizeAddress(l, defaultPort)
+	}
+	return out
 }
 
 // NormalizeAddress adds defaultPort to addr when it has none, so "1.2.3.4",

@@ -1,0 +1,27 @@
+// Package netsync owns block and transaction synchronisation with peers:
+// headers-first initial block download (getheaders to one sync peer,
+// headers validated through blockchain.ProcessHeaders as they arrive),
+// parallel block download from every suitable peer inside a moving window
+// ahead of the tip with a per-peer in-flight cap, stall and timeout
+// detection that reassigns a peer's blocks and disconnects it, the switch to
+// steady state (block announcements by headers or inv, relay of new tips),
+// transaction relay through the mempool (inv/getdata/tx with wtxidrelay,
+// honouring feefilter), and serving getheaders, getblocks, getdata (blocks
+// in witness and base encoding, mempool transactions, notfound) and
+// mempool requests.
+//
+// Blocks that arrive out of order are handed to ProcessBlock at once: their
+// headers are already in the tree, so the blockchain stores their data and
+// connects them when the parent's data arrives. The manager only has to
+// keep the window of requests moving.
+//
+// One goroutine (the event loop) owns all download state; the peers'
+// reader goroutines post events to it through bounded channels, so a peer
+// that sends faster than blocks are connected is paused by back-pressure
+// rather than buffered without limit. Requests that only read chain or
+// mempool state (getheaders, getdata, ...) are served directly on the
+// peer's reader goroutine.
+//
+// Not implemented yet: compact blocks (BIP152) and compact block filters
+// (BIP157/158); the manager never sends sendcmpct and ignores cmpctblock.
+package netsync

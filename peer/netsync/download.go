@@ -1,0 +1,437 @@
+package netsync
+
+import (
+	"errors"
+	"time"
+
+	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/peer"
+	"github.com/btcnode/btcd/wire"
+)
+
+// checkInterval is how often the loop looks for stalled peers.
+const checkInterval = 250 * time.Millisecond
+
+// loop is the event loop that owns the download state.
+func (m *Manager) loop() {
+	defer m.wg.Done()
+	tick := time.NewTicker(checkInterval)
+	defer tick.Stop()
+	m.lastLog = time.Now()
+	for {
+		select {
+		case <-m.quit:
+			return
+		case be := <-m.blocks:
+			m.handleBlock(be)
+		case ev := <-m.events:
+			m.handleEvent(ev)
+		case now := <-tick.C:
+			m.checkStalls(now)
+			m.maybeLogProgress(now)
+		}
+	}
+}
+
+func (m *Manager) handleEvent(ev event) {
+	switch ev.kind {
+	case evNewPeer:
+		m.handleNewPeer(ev.p)
+	case evDonePeer:
+		m.handleDonePeer(ev.p)
+	case evHeaders:
+		if ps := m.peers[ev.p]; ps != nil {
+			m.handleHeaders(ps, ev.headers)
+		}
+	case evInv:
+		if ps := m.peers[ev.p]; ps != nil {
+			m.handleBlockInv(ps, ev.inv)
+		}
+	case evNotFound:
+		if ps := m.peers[ev.p]; ps != nil {
+			for _, iv := range ev.inv {
+				if iv.Type&^wire.InvWitnessFlag == wire.InvTypeBlock && m.requested[iv.Hash] == ps {
+					delete(m.requested, iv.Hash)
+					delete(ps.inflight, iv.Hash)
+				}
+			}
+			m.fill()
+		}
+	case evTip:
+		m.fill()
+	}
+	if ev.done != nil {
+		close(ev.done)
+	}
+}
+
+func (m *Manager) handleNewPeer(p *peer.Peer) {
+	if !p.Connected() {
+		return
+	}
+	want := wire.SFNodeNetwork | wire.SFNodeWitness
+	ps := &peerState{
+		p:          p,
+		inflight:   make(map[wire.Hash]time.Time),
+		known:      make(map[wire.Hash]struct{}),
+		bestHeight: p.LastBlock(),
+		syncCand:   p.Services()&want == want,
+	}
+	m.peersMu.Lock()
+	m.peers[p] = ps
+	m.peersMu.Unlock()
+	m.log.Debugf("New peer %v (height %d, sync candidate %v)", p, ps.bestHeight, ps.syncCand)
+	if !ps.syncCand {
+		return
+	}
+	if m.syncPeer == nil {
+		m.setSyncPeer(ps)
+	} else if m.IsCurrent() {
+		// Near the tip every peer is asked, so announcements that do not
+		// connect are resolved from whoever sent them.
+		m.sendGetHeaders(ps, wire.Hash{})
+	}
+	m.fill()
+}
+
+func (m *Manager) setSyncPeer(ps *peerState) {
+	m.peersMu.Lock()
+	m.syncPeer = ps
+	m.peersMu.Unlock()
+	if ps != nil {
+		m.log.Infof("Syncing headers from %v (peer height %d)", ps.p, ps.bestHeight)
+		m.sendGetHeaders(ps, wire.Hash{})
+	}
+}
+
+// pickSyncPeer chooses the candidate announcing the greatest height.
+func (m *Manager) pickSyncPeer() {
+	var best *peerState
+	for _, ps := range m.peers {
+		if ps.syncCand && ps.p.Connected() && (best == nil || ps.bestHeight > best.bestHeight) {
+			best = ps
+		}
+	}
+	m.setSyncPeer(best)
+}
+
+func (m *Manager) handleDonePeer(p *peer.Peer) {
+	ps := m.peers[p]
+	if ps == nil {
+		return
+	}
+	m.peersMu.Lock()
+	delete(m.peers, p)
+	m.peersMu.Unlock()
+	m.dropRequests(ps)
+	if m.pool != nil {
+		m.pool.RemoveOrphansByPeer(poolPeerID(p))
+	}
+	if m.syncPeer == ps {
+		m.setSyncPeer(nil)
+		m.pickSyncPeer()
+	}
+	m.fill()
+}
+
+// dropRequests makes a peer's blocks available to other peers.
+func (m *Manager) dropRequests(ps *peerState) {
+	for h := range ps.inflight {
+		if m.requested[h] == ps {
+			delete(m.requested, h)
+		}
+	}
+	clear(ps.inflight)
+}
+
+// disconnect drops a peer at once, reassigning its requests before the
+// disconnection event arrives.
+func (m *Manager) disconnect(ps *peerState, why string) {
+	m.log.Infof("Disconnecting %v: %s", ps.p, why)
+	ps.syncCand = false
+	m.dropRequests(ps)
+	ps.p.Disconnect()
+	if m.syncPeer == ps {
+		m.setSyncPeer(nil)
+		m.pickSyncPeer()
+	}
+}
+
+func (m *Manager) sendGetHeaders(ps *peerState, stop wire.Hash) {
+	best, _ := m.chain.BestHeader()
+	msg := &wire.MsgGetHeaders{
+		ProtocolVersion:    wire.ProtocolVersion,
+		BlockLocatorHashes: m.chain.BlockLocator(&best),
+		HashStop:           stop,
+	}
+	ps.headersAsked = time.Now()
+	ps.p.QueueMessage(msg, nil)
+}
+
+func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
+	ps.headersAsked = time.Time{}
+	if len(headers) == 0 {
+		m.fill()
+		return
+	}
+	if _, _, ok := m.chain.HeaderByHash(&headers[0].PrevBlock); !ok {
+		// An announcement that skips blocks we lack: ask for the gap
+		// (BIP130). Repeated non-connecting headers add up to a ban.
+		if ps.p.Misbehaving(PenaltyNonConnect, "non-connecting headers") {
+			return
+		}
+		m.sendGetHeaders(ps, wire.Hash{})
+		return
+	}
+	lastHash, lastHeight, err := m.chain.ProcessHeaders(headers)
+	if lastHeight >= 0 {
+		ps.p.UpdateLastBlockHeight(lastHeight)
+		if lastHeight > ps.bestHeight {
+			ps.bestHeight, ps.bestHash = lastHeight, lastHash
+		}
+		ps.addKnown(lastHash)
+	}
+	if err != nil {
+		var re *blockchain.RuleError
+		if errors.As(err, &re) {
+			m.log.Infof("Invalid headers from %v: %v", ps.p, err)
+			ps.p.Misbehaving(PenaltyInvalid, "invalid header: "+re.Reason)
+			if ps.p.Connected() {
+				m.disconnect(ps, "invalid header")
+			}
+			return
+		}
+		m.log.Errorf("Processing headers from %v: %v", ps.p, err)
+		return
+	}
+	if len(headers) == wire.MaxBlockHeadersPerMsg {
+		m.sendGetHeaders(ps, wire.Hash{})
+	} else if ps == m.syncPeer {
+		_, h := m.chain.BestHeader()
+		m.log.Debugf("Headers synced from %v up to height %d", ps.p, h)
+	}
+	m.fill()
+}
+
+func (m *Manager) handleBlockInv(ps *peerState, inv []wire.InvVect) {
+	var unknown *wire.Hash
+	for i := range inv {
+		h := inv[i].Hash
+		ps.addKnown(h)
+		if _, height, ok := m.chain.HeaderByHash(&h); ok {
+			ps.p.UpdateLastBlockHeight(height)
+			if height > ps.bestHeight {
+				ps.bestHeight, ps.bestHash = height, h
+			}
+			continue
+		}
+		unknown = &inv[i].Hash
+	}
+	if unknown != nil && ps.syncCand {
+		m.sendGetHeaders(ps, *unknown)
+	}
+	m.fill()
+}
+
+func (m *Manager) handleBlock(be blockEvent) {
+	blk := be.block
+	hash := blk.BlockHash()
+	ps := m.peers[be.p]
+	flags := blockchain.BFNone
+	owner, requested := m.requested[hash]
+	if requested {
+		delete(m.requested, hash)
+		delete(owner.inflight, hash)
+	}
+	if ps != nil {
+		ps.addKnown(hash)
+		if requested && owner == ps {
+			ps.lastRecv = time.Now()
+		}
+	}
+	if !requested {
+		flags = blockchain.BFUnrequested
+		if ps != nil && !m.chain.HaveBlock(&hash) {
+			be.p.Misbehaving(PenaltyUnrequested, "unrequested block")
+		}
+	}
+	res, err := m.chain.ProcessBlockWithFlags(blk, flags)
+	if err != nil {
+		var re *blockchain.RuleError
+		if errors.As(err, &re) {
+			m.log.Infof("Rejected block %v from %v: %v", hash, be.p, err)
+			be.p.Misbehaving(PenaltyInvalid, "invalid block: "+re.Reason)
+			if ps != nil && be.p.Connected() {
+				m.disconnect(ps, "invalid block")
+			}
+		} else {
+			m.log.Errorf("Processing block %v: %v", hash, err)
+		}
+		m.fill()
+		return
+	}
+	if !res.Duplicate {
+		m.blocksProcessed.Add(1)
+		m.txsProcessed.Add(int64(len(blk.Transactions)))
+	}
+	if res.Orphan && ps != nil {
+		m.sendGetHeaders(ps, res.OrphanRoot)
+	}
+	m.fill()
+}
+
+// fill assigns missing blocks of the best header chain, inside the window
+// ahead of the tip, to peers with free request slots.
+func (m *Manager) fill() {
+	bestHash, bestHeight := m.chain.BestHeader()
+	tip := m.chain.BestSnapshot()
+	m.stallWait = false
+	if bestHash == tip.Hash {
+		return
+	}
+	free, capacity := 0, 0
+	for _, ps := range m.peers {
+		if ps.syncCand {
+			capacity += m.cfg.MaxInFlight
+			free += m.cfg.MaxInFlight - len(ps.inflight)
+		}
+	}
+	// Request in batches: a getdata per arriving block costs more than
+	// waiting for half a peer's slots to empty.
+	if free == 0 || (len(m.requested) > 0 && free < min(capacity, m.cfg.MaxInFlight/2)) {
+		m.stallWait = free == 0 && len(m.requested) > 0
+		return
+	}
+	if !m.chain.HeaderChainTrusted(&bestHash) {
+		return
+	}
+	missing := m.chain.MissingBlocks(int(m.cfg.Window))
+	limit := tip.Height + m.cfg.Window
+	batches := make(map[*peerState][]wire.InvVect)
+	now := time.Now()
+	exhausted := true
+	for i := range missing {
+		h := missing[i]
+		if _, ok := m.requested[h]; ok {
+			continue
+		}
+		_, height, ok := m.chain.HeaderByHash(&h)
+		if !ok || height > limit || height > bestHeight {
+			break
+		}
+		var pick *peerState
+		for _, ps := range m.peers {
+			if !ps.syncCand || len(ps.inflight) >= m.cfg.MaxInFlight || max(ps.bestHeight, ps.p.LastBlock()) < height {
+				continue
+			}
+			if pick == nil || len(ps.inflight) < len(pick.inflight) {
+				pick = ps
+			}
+		}
+		if pick == nil {
+			exhausted = false
+			break
+		}
+		if len(pick.inflight) == 0 {
+			pick.lastRecv = now
+		}
+		pick.inflight[h] = now
+		m.requested[h] = pick
+		batches[pick] = append(batches[pick], wire.InvVect{Type: wire.InvTypeWitnessBlock, Hash: h})
+	}
+	for ps, inv := range batches {
+		ps.p.QueueMessage(&wire.MsgGetData{InvList: inv}, nil)
+	}
+	// Peers with free slots and nothing left to ask for inside the window
+	// are waiting on whoever holds the window's first block.
+	if exhausted && len(m.requested) > 0 {
+		for _, ps := range m.peers {
+			if ps.syncCand && len(ps.inflight) < m.cfg.MaxInFlight {
+				m.stallWait = true
+				break
+			}
+		}
+	}
+}
+
+// checkStalls disconnects peers that hold up the download.
+func (m *Manager) checkStalls(now time.Time) {
+	if sp := m.syncPeer; sp != nil && !sp.headersAsked.IsZero() && now.Sub(sp.headersAsked) > m.cfg.HeadersTimeout {
+		m.disconnect(sp, "headers request timed out")
+	}
+	for _, ps := range m.peers {
+		if len(ps.inflight) > 0 && now.Sub(ps.lastRecv) > m.cfg.RequestTimeout {
+			m.disconnect(ps, "block requests timed out")
+		}
+	}
+	if m.stallWait && len(m.requested) > 0 {
+		if first := m.chain.MissingBlocks(1); len(first) == 1 {
+			if owner := m.requested[first[0]]; owner != nil && now.Sub(owner.inflight[first[0]]) > m.cfg.StallTimeout && m.otherCandidates(owner) {
+				m.disconnect(owner, "stalling block download")
+			}
+		}
+	}
+	if m.syncPeer == nil && len(m.peers) > 0 {
+		m.pickSyncPeer()
+	}
+	m.fill()
+}
+
+func (m *Manager) otherCandidates(ps *peerState) bool {
+	for _, o := range m.peers {
+		if o != ps && o.syncCand && o.p.Connected() {
+			return true
+		}
+	}
+	return false
+}
+
+// maybeLogProgress writes the periodic IBD progress line.
+func (m *Manager) maybeLogProgress(now time.Time) {
+	elapsed := now.Sub(m.lastLog)
+	if elapsed < m.cfg.ProgressInterval {
+		return
+	}
+	blocks, txs := m.Processed()
+	nb, nt := blocks-m.lastBlocks, txs-m.lastTxs
+	m.lastLog, m.lastBlocks, m.lastTxs = now, blocks, txs
+	if nb == 0 {
+		return
+	}
+	tip := m.chain.BestSnapshot()
+	_, hdr := m.chain.BestHeader()
+	progress := 100.0
+	if hdr > 0 {
+		progress = 100 * float64(tip.Height) / float64(hdr)
+	}
+	secs := elapsed.Seconds()
+	cache := ""
+	if m.cfg.CacheUsage != nil {
+		used, maxb := m.cfg.CacheUsage()
+		cache = ", cache " + itoa(used>>20) + " MiB/" + itoa(maxb>>20) + " MiB"
+	}
+	m.log.Infof("Processed %d blocks in the last %.2fs (%d transactions, height %d, headers %d, %.1f blocks/s, %.1f tx/s, progress %.2f%%%s)",
+		nb, secs, nt, tip.Height, hdr, float64(nb)/secs, float64(nt)/secs, progress, cache)
+}
+
+func itoa(v int64) string {
+	if v == 0 {
+		return "0"
+	}
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	var b [20]byte
+	i := len(b)
+	for v > 0 {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

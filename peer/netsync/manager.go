@@ -1,0 +1,373 @@
+package netsync
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/peer"
+	"github.com/btcnode/btcd/wire"
+	"github.com/btcsuite/btclog"
+)
+
+// Download policy defaults (Core's BLOCK_DOWNLOAD_WINDOW,
+// MAX_BLOCKS_IN_TRANSIT_PER_PEER and BLOCK_STALLING_TIMEOUT).
+const (
+	DefaultWindow           = 1024
+	DefaultMaxInFlight      = 16
+	DefaultStallTimeout     = 2 * time.Second
+	DefaultRequestTimeout   = 60 * time.Second
+	DefaultHeadersTimeout   = 60 * time.Second
+	DefaultProgressInterval = 10 * time.Second
+
+	// Misbehaviour scores the manager applies.
+	PenaltyInvalid     = 100 // invalid header or block: ban at once
+	PenaltyUnrequested = 5   // block we did not ask for
+	PenaltyBadTx       = 100 // transaction breaking consensus rules
+	PenaltyNonConnect  = 5   // headers that do not connect
+
+	// maxRejected bounds the set of recently rejected transactions.
+	maxRejected = 50000
+	// eventQueue bounds the events waiting for the loop; block events are
+	// additionally bounded by the in-flight caps.
+	eventQueue = 256
+)
+
+// Config configures a Manager.
+type Config struct {
+	// Chain is the block chain (required).
+	Chain *blockchain.BlockChain
+	// Mempool receives relayed transactions; nil disables transaction
+	// relay.
+	Mempool *mempool.Pool
+	// BlocksOnly ignores transaction announcements (--blocksonly).
+	BlocksOnly bool
+	// Window is how far ahead of the tip blocks are requested.
+	Window int32
+	// MaxInFlight caps blocks requested from one peer.
+	MaxInFlight int
+	// StallTimeout is how long the block the window waits on may stay
+	// with one peer while others are idle before that peer is dropped.
+	StallTimeout time.Duration
+	// RequestTimeout disconnects a peer that answers none of its block
+	// requests for this long.
+	RequestTimeout time.Duration
+	// HeadersTimeout disconnects a headers sync peer that does not answer
+	// getheaders.
+	HeadersTimeout time.Duration
+	// ProgressInterval is the period of the IBD progress log line.
+	ProgressInterval time.Duration
+	// CacheUsage reports the UTXO cache's use and budget for the progress
+	// log; nil omits it.
+	CacheUsage func() (used, max int64)
+	// Log is the logger; nil means disabled.
+	Log btclog.Logger
+}
+
+// ErrStopped is returned by operations on a stopped manager.
+var ErrStopped = errors.New("netsync: manager stopped")
+
+// Manager drives block download and relay. All exported methods are safe
+// for concurrent use.
+type Manager struct {
+	cfg   Config
+	chain *blockchain.BlockChain
+	pool  *mempool.Pool
+	log   btclog.Logger
+
+	events chan event
+	blocks chan blockEvent
+	quit   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+	start  sync.Once
+
+	// peersMu guards the registry used by relay (read from other
+	// goroutines); the loop owns everything in peerState except known.
+	peersMu sync.RWMutex
+	peers   map[*peer.Peer]*peerState
+
+	// Loop-owned download state.
+	requested  map[wire.Hash]*peerState
+	syncPeer   *peerState
+	stallWait  bool // the window is full: idle peers wait for the first missing block
+	lastBlocks int64
+	lastTxs    int64
+	lastLog    time.Time
+
+	rejectMu sync.Mutex
+	rejected map[wire.Hash]struct{}
+
+	// Statistics.
+	blocksProcessed atomic.Int64
+	txsProcessed    atomic.Int64
+	current         atomic.Bool
+}
+
+type peerState struct {
+	p        *peer.Peer
+	inflight map[wire.Hash]time.Time
+	// lastRecv is when the peer last delivered a requested block.
+	lastRecv time.Time
+	// headersAsked is when we sent getheaders (zero when not waiting).
+	headersAsked time.Time
+	bestHeight   int32
+	bestHash     wire.Hash
+	syncCand     bool
+
+	knownMu sync.Mutex
+	known   map[wire.Hash]struct{} // blocks the peer has (announced or sent)
+}
+
+func (ps *peerState) addKnown(h wire.Hash) {
+	ps.knownMu.Lock()
+	if len(ps.known) > 2048 {
+		clear(ps.known)
+	}
+	ps.known[h] = struct{}{}
+	ps.knownMu.Unlock()
+}
+
+func (ps *peerState) isKnown(h wire.Hash) bool {
+	ps.knownMu.Lock()
+	_, ok := ps.known[h]
+	ps.knownMu.Unlock()
+	return ok
+}
+
+type eventKind int
+
+const (
+	evNewPeer eventKind = iota
+	evDonePeer
+	evHeaders
+	evInv
+	evNotFound
+	evTip
+)
+
+type event struct {
+	kind    eventKind
+	p       *peer.Peer
+	headers []wire.BlockHeader
+	inv     []wire.InvVect
+	done    chan struct{}
+}
+
+type blockEvent struct {
+	p     *peer.Peer
+	block *wire.MsgBlock
+}
+
+// New returns a manager; call Start to run it.
+func New(cfg Config) *Manager {
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = DefaultStallTimeout
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.HeadersTimeout <= 0 {
+		cfg.HeadersTimeout = DefaultHeadersTimeout
+	}
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = DefaultProgressInterval
+	}
+	if cfg.Log == nil {
+		cfg.Log = btclog.Disabled
+	}
+	m := &Manager{
+		cfg:       cfg,
+		chain:     cfg.Chain,
+		pool:      cfg.Mempool,
+		log:       cfg.Log,
+		events:    make(chan event, eventQueue),
+		blocks:    make(chan blockEvent, eventQueue),
+		quit:      make(chan struct{}),
+		peers:     make(map[*peer.Peer]*peerState),
+		requested: make(map[wire.Hash]*peerState),
+		rejected:  make(map[wire.Hash]struct{}),
+	}
+	m.current.Store(cfg.Chain.IsCurrent())
+	cfg.Chain.Subscribe(m.onChainEvent)
+	return m
+}
+
+// Start runs the event loop.
+func (m *Manager) Start() {
+	m.start.Do(func() {
+		m.wg.Add(1)
+		go m.loop()
+	})
+}
+
+// Stop ends the event loop and waits for it.
+func (m *Manager) Stop() {
+	m.once.Do(func() {
+		close(m.quit)
+		m.wg.Wait()
+	})
+}
+
+// IsCurrent reports whether the chain has caught up with the network.
+func (m *Manager) IsCurrent() bool { return m.current.Load() }
+
+// Processed returns the number of blocks and transactions the manager
+// handed to the chain.
+func (m *Manager) Processed() (blocks, txs int64) {
+	return m.blocksProcessed.Load(), m.txsProcessed.Load()
+}
+
+// post sends an event to the loop unless the manager stopped.
+func (m *Manager) post(ev event) bool {
+	select {
+	case m.events <- ev:
+		return true
+	case <-m.quit:
+		return false
+	}
+}
+
+// NewPeer registers a peer whose handshake completed.
+func (m *Manager) NewPeer(p *peer.Peer) {
+	m.post(event{kind: evNewPeer, p: p})
+}
+
+// DonePeer unregisters a disconnected peer; its requests are reassigned.
+func (m *Manager) DonePeer(p *peer.Peer) {
+	m.post(event{kind: evDonePeer, p: p})
+}
+
+// SetListeners installs the manager's message handlers in l.
+func (m *Manager) SetListeners(l *peer.MessageListeners) {
+	l.OnHeaders = m.onHeaders
+	l.OnBlock = m.onBlock
+	l.OnInv = m.onInv
+	l.OnTx = m.onTx
+	l.OnNotFound = m.onNotFound
+	l.OnGetData = m.onGetData
+	l.OnGetHeaders = m.onGetHeaders
+	l.OnGetBlocks = m.onGetBlocks
+	l.OnMemPool = m.onMemPool
+}
+
+func (m *Manager) onHeaders(p *peer.Peer, msg *wire.MsgHeaders) {
+	m.post(event{kind: evHeaders, p: p, headers: msg.Headers})
+}
+
+func (m *Manager) onBlock(p *peer.Peer, msg *wire.MsgBlock) {
+	select {
+	case m.blocks <- blockEvent{p: p, block: msg}:
+	case <-m.quit:
+	}
+}
+
+func (m *Manager) onNotFound(p *peer.Peer, msg *wire.MsgNotFound) {
+	m.post(event{kind: evNotFound, p: p, inv: msg.InvList})
+}
+
+func (m *Manager) onInv(p *peer.Peer, msg *wire.MsgInv) {
+	var blocks []wire.InvVect
+	var txs []wire.InvVect
+	for _, iv := range msg.InvList {
+		switch iv.Type &^ wire.InvWitnessFlag {
+		case wire.InvTypeBlock:
+			blocks = append(blocks, iv)
+		case wire.InvTypeTx, wire.InvTypeWTx:
+			txs = append(txs, iv)
+		}
+	}
+	if len(blocks) > 0 {
+		m.post(event{kind: evInv, p: p, inv: blocks})
+	}
+	if len(txs) > 0 {
+		m.requestTxs(p, txs)
+	}
+}
+
+// onChainEvent runs on the goroutine that changed the chain.
+func (m *Manager) onChainEvent(n *blockchain.Notification) {
+	if n.Type != blockchain.NTTipChanged {
+		return
+	}
+	cur := m.chain.IsCurrent()
+	m.current.Store(cur)
+	if cur {
+		m.announceTip(n.Hash)
+	}
+	select {
+	case m.events <- event{kind: evTip}:
+	default:
+		// The loop refills after every block anyway.
+	}
+}
+
+// announceTip relays a new tip to peers that do not have it: headers to
+// peers that asked for them (BIP130), inv to the others.
+func (m *Manager) announceTip(hash wire.Hash) {
+	hdr, _, ok := m.chain.HeaderByHash(&hash)
+	if !ok {
+		return
+	}
+	m.peersMu.RLock()
+	defer m.peersMu.RUnlock()
+	for p, ps := range m.peers {
+		if ps.isKnown(hash) || !p.Connected() {
+			continue
+		}
+		ps.addKnown(hash)
+		if p.WantsHeaders() {
+			p.QueueMessage(&wire.MsgHeaders{Headers: []wire.BlockHeader{hdr}}, nil)
+		} else {
+			p.QueueInventory(wire.InvVect{Type: wire.InvTypeBlock, Hash: hash})
+		}
+	}
+}
+
+// RelayTransaction announces a transaction accepted into the mempool to
+// every peer whose fee filter it passes (the mempool's OnAccept hook).
+func (m *Manager) RelayTransaction(e *mempool.Entry) {
+	fee := int64(e.FeeRate())
+	m.peersMu.RLock()
+	defer m.peersMu.RUnlock()
+	for p := range m.peers {
+		p.QueueTxInventory(e.TxID, e.WTxID, fee)
+	}
+}
+
+// Peers returns the registered peers.
+func (m *Manager) Peers() []*peer.Peer {
+	m.peersMu.RLock()
+	defer m.peersMu.RUnlock()
+	out := make([]*peer.Peer, 0, len(m.peers))
+	for p := range m.peers {
+		out = append(out, p)
+	}
+	return out
+}
+
+// SyncPeerID returns the id of the headers sync peer, or -1.
+func (m *Manager) SyncPeerID() int32 {
+	id := int32(-1)
+	done := make(chan struct{})
+	// Read through the loop so the value is consistent.
+	if !m.post(event{kind: evTip, done: done}) {
+		return id
+	}
+	<-done
+	m.peersMu.RLock()
+	if m.syncPeer != nil {
+		id = m.syncPeer.p.ID()
+	}
+	m.peersMu.RUnlock()
+	return id
+}

@@ -1,0 +1,193 @@
+package netsync
+
+import (
+	"errors"
+
+	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/peer"
+	"github.com/btcnode/btcd/wire"
+)
+
+func poolPeerID(p *peer.Peer) mempool.PeerID { return mempool.PeerID(p.ID()) }
+
+// requestTxs asks the peer for announced transactions we do not have. It
+// runs on the peer's reader goroutine.
+func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
+	if m.pool == nil || m.cfg.BlocksOnly || !m.IsCurrent() {
+		return
+	}
+	var want []wire.InvVect
+	for _, iv := range invs {
+		switch iv.Type &^ wire.InvWitnessFlag {
+		case wire.InvTypeWTx:
+			if m.pool.HasWTxID(iv.Hash) || m.isRejected(iv.Hash) {
+				continue
+			}
+			want = append(want, wire.InvVect{Type: wire.InvTypeWTx, Hash: iv.Hash})
+		case wire.InvTypeTx:
+			if m.pool.Has(iv.Hash) || m.isRejected(iv.Hash) || m.pool.HaveOrphan(iv.Hash) {
+				continue
+			}
+			want = append(want, wire.InvVect{Type: wire.InvTypeWitnessTx, Hash: iv.Hash})
+		}
+	}
+	if len(want) > 0 {
+		p.QueueMessage(&wire.MsgGetData{InvList: want}, nil)
+	}
+}
+
+func (m *Manager) isRejected(h wire.Hash) bool {
+	m.rejectMu.Lock()
+	_, ok := m.rejected[h]
+	m.rejectMu.Unlock()
+	return ok
+}
+
+func (m *Manager) addRejected(hs ...wire.Hash) {
+	m.rejectMu.Lock()
+	if len(m.rejected) >= maxRejected {
+		clear(m.rejected)
+	}
+	for _, h := range hs {
+		m.rejected[h] = struct{}{}
+	}
+	m.rejectMu.Unlock()
+}
+
+// ClearRejected forgets rejected transactions (after a new tip, a
+// transaction that failed may have become valid).
+func (m *Manager) ClearRejected() {
+	m.rejectMu.Lock()
+	clear(m.rejected)
+	m.rejectMu.Unlock()
+}
+
+// onTx hands a relayed transaction to the mempool; accepted ones are
+// announced through the mempool's OnAccept hook (RelayTransaction).
+func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
+	if m.pool == nil {
+		return
+	}
+	txid := tx.TxHash()
+	wtxid := tx.WitnessHash()
+	p.AddKnownInventory(txid)
+	p.AddKnownInventory(wtxid)
+	_, _, err := m.pool.ProcessTransaction(tx, poolPeerID(p), true)
+	if err == nil {
+		return
+	}
+	if errors.Is(err, mempool.ErrConsensus) {
+		p.Misbehaving(PenaltyBadTx, "invalid transaction")
+	}
+	if !mempool.IsMissingInputs(err) {
+		m.addRejected(wtxid, txid)
+	}
+	m.log.Debugf("Rejected transaction %v from %v: %v", txid, p, err)
+}
+
+// onGetHeaders answers with up to 2,000 main-chain headers after the
+// locator.
+func (m *Manager) onGetHeaders(p *peer.Peer, msg *wire.MsgGetHeaders) {
+	var stop *wire.Hash
+	if msg.HashStop != (wire.Hash{}) {
+		stop = &msg.HashStop
+	}
+	var headers []wire.BlockHeader
+	if len(msg.BlockLocatorHashes) == 0 {
+		// Core answers a request without locator with just the stop
+		// header, when it is on the main chain.
+		if stop != nil && m.chain.MainChainHasBlock(stop) {
+			if h, _, ok := m.chain.HeaderByHash(stop); ok {
+				headers = []wire.BlockHeader{h}
+			}
+		}
+	} else {
+		headers = m.chain.LocateHeaders(msg.BlockLocatorHashes, stop, wire.MaxBlockHeadersPerMsg)
+	}
+	if n := len(headers); n > 0 {
+		m.markKnown(p, headers[n-1].BlockHash())
+	}
+	p.QueueMessageWait(&wire.MsgHeaders{Headers: headers}, wire.WitnessEncoding)
+}
+
+// markKnown records that p now knows about block h.
+func (m *Manager) markKnown(p *peer.Peer, h wire.Hash) {
+	m.peersMu.RLock()
+	ps := m.peers[p]
+	m.peersMu.RUnlock()
+	if ps != nil {
+		ps.addKnown(h)
+	}
+}
+
+// onGetBlocks answers with an inv of up to 500 main-chain blocks.
+func (m *Manager) onGetBlocks(p *peer.Peer, msg *wire.MsgGetBlocks) {
+	var stop *wire.Hash
+	if msg.HashStop != (wire.Hash{}) {
+		stop = &msg.HashStop
+	}
+	headers := m.chain.LocateHeaders(msg.BlockLocatorHashes, stop, wire.MaxBlocksPerMsg)
+	if len(headers) == 0 {
+		return
+	}
+	inv := &wire.MsgInv{InvList: make([]wire.InvVect, len(headers))}
+	for i := range headers {
+		inv.InvList[i] = wire.InvVect{Type: wire.InvTypeBlock, Hash: headers[i].BlockHash()}
+	}
+	p.QueueMessageWait(inv, wire.WitnessEncoding)
+}
+
+// onGetData serves blocks and mempool transactions; what we lack is
+// listed in one notfound.
+func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
+	var notFound []wire.InvVect
+	for _, iv := range msg.InvList {
+		if !p.Connected() {
+			return
+		}
+		enc := wire.BaseEncoding
+		if iv.Type&wire.InvWitnessFlag != 0 || iv.Type == wire.InvTypeWTx {
+			enc = wire.WitnessEncoding
+		}
+		var out wire.Message
+		switch iv.Type &^ wire.InvWitnessFlag {
+		case wire.InvTypeBlock:
+			if blk, err := m.chain.BlockByHash(&iv.Hash); err == nil {
+				out = blk
+			}
+		case wire.InvTypeTx:
+			if m.pool != nil {
+				if e, ok := m.pool.Get(iv.Hash); ok {
+					out = e.Tx
+				}
+			}
+		case wire.InvTypeWTx:
+			if m.pool != nil {
+				if e, ok := m.pool.GetByWTxID(iv.Hash); ok {
+					out = e.Tx
+				}
+			}
+		}
+		if out == nil {
+			notFound = append(notFound, iv)
+			continue
+		}
+		if err := p.QueueMessageWait(out, enc); err != nil {
+			return
+		}
+	}
+	if len(notFound) > 0 {
+		p.QueueMessage(&wire.MsgNotFound{InvList: notFound}, nil)
+	}
+}
+
+// onMemPool announces every pool transaction (BIP35) that passes the
+// peer's fee filter.
+func (m *Manager) onMemPool(p *peer.Peer, _ *wire.MsgMemPool) {
+	if m.pool == nil {
+		return
+	}
+	for _, e := range m.pool.Entries() {
+		p.QueueTxInventory(e.TxID, e.WTxID, int64(e.FeeRate()))
+	}
+}
