@@ -2,6 +2,7 @@ package wire
 
 import (
 	"crypto/sha256"
+	"sync"
 )
 
 // hashPair returns sha256d(a || b) without allocating.
@@ -13,6 +14,19 @@ func hashPair(a, b *Hash) Hash {
 	return Hash(sha256.Sum256(first[:]))
 }
 
+// merkleScratch pools the working levels of merkle computations so that
+// computing a block's roots allocates nothing in the steady state.
+var merkleScratch = sync.Pool{New: func() any { return new([]Hash) }}
+
+func getScratch(n int) *[]Hash {
+	sp := merkleScratch.Get().(*[]Hash)
+	if cap(*sp) < n+1 {
+		*sp = make([]Hash, n, n+1)
+	}
+	*sp = (*sp)[:n]
+	return sp
+}
+
 // CalcMerkleRoot returns the merkle root of hashes as Bitcoin computes it
 // (an odd level repeats its last hash) and whether the list is mutated in
 // the CVE-2012-2459 sense: two equal adjacent hashes at some level, which
@@ -22,14 +36,16 @@ func CalcMerkleRoot(hashes []Hash) (root Hash, mutated bool) {
 	if len(hashes) == 0 {
 		return Hash{}, false
 	}
-	var small [65]Hash
-	var level []Hash
-	if len(hashes) < len(small) {
-		level = small[:len(hashes)]
-	} else {
-		level = make([]Hash, len(hashes), len(hashes)+1)
-	}
-	copy(level, hashes)
+	sp := getScratch(len(hashes))
+	copy(*sp, hashes)
+	root, mutated = merkleInPlace(*sp)
+	merkleScratch.Put(sp)
+	return root, mutated
+}
+
+// merkleInPlace reduces level (whose capacity must exceed its length) to
+// its root, overwriting it.
+func merkleInPlace(level []Hash) (root Hash, mutated bool) {
 	for len(level) > 1 {
 		for i := 0; i+1 < len(level); i += 2 {
 			if level[i] == level[i+1] {
@@ -61,8 +77,11 @@ func (b *MsgBlock) WitnessMerkleRoot() Hash {
 	if len(w) == 0 {
 		return Hash{}
 	}
-	hs := make([]Hash, len(w))
+	sp := getScratch(len(w))
+	hs := *sp
+	hs[0] = Hash{}
 	copy(hs[1:], w[1:])
-	root, _ := CalcMerkleRoot(hs)
+	root, _ := merkleInPlace(hs)
+	merkleScratch.Put(sp)
 	return root
 }
