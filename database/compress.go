@@ -24,7 +24,7 @@ func VarIntLen(n uint64) int {
 // AppendVarInt appends n in Core's VARINT form: base-128 digits, most
 // significant first, with the high bit set on all but the last byte and one
 // subtracted from each continuation so that every value has exactly one
-// encoding (and encodings sort in numeric order).
+// encoding.
 func AppendVarInt(dst []byte, n uint64) []byte {
 	var tmp [maxVarIntLen]byte
 	i := len(tmp) - 1

@@ -47,6 +47,7 @@
 //	best := cs.BestBlock()
 //	cache := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: utxocachemaxsize << 20})
 //	entries, scripts, _ = cache.FetchEntries(blockOutpoints, entries, scripts)
+//	cache.FetchEntry(&op, &e)          // single lookup (mempool, gettxout)
 //	cache.SpendEntry(&op, &spent)      // spent feeds the undo record
 //	cache.AddEntry(&op, &entry, false) // true when the coin may already exist
 //	if cache.NeedsFlush() { bdb.Flush(); cache.Flush(tipHash, tipHeight) }
@@ -106,7 +107,18 @@
 //
 // LevelDB memory (write buffer, block cache) is outside the cache budget.
 //
-// # Measurements (2 shared cores, heavily loaded; see bench_test.go)
+// # Measurements (2 shared cores, load average 10-20; see bench_test.go)
+//
+// Wall-clock ns/op mostly measured waiting for a core, so benchmarks also
+// report CPU ns per op (process CPU time, GC and LevelDB included):
+//
+//	add new output                ~1000 cpu-ns, 0 allocs (cold memory, slab growth)
+//	add + spend before a flush      ~140-340 cpu-ns, 0 allocs, never touches LevelDB
+//	fetch, cache hit                ~250-400 cpu-ns, 0 allocs
+//	fetch, miss read from LevelDB   ~3500 cpu-ns, 3 allocs (all inside goleveldb Get)
+//	flush of 1M dirty entries       ~2.4 s CPU (~420k entries/cpu-s), 102 allocs
+//	synthetic block (2000 outputs created, 1200 spent, 16 MiB cache)
+//	                                ~2.6 ms CPU, 643 allocs (all goleveldb reads)
 //
 // Chainstate compression: for 500k synthetic coins (random hashes, like the
 // real set) snappy saved about 12% on disk (23.4 vs 26.7 MiB) and its read
@@ -114,10 +126,11 @@
 // already compact and mostly hashes, and Core also runs its LevelDB without
 // compression, so the chainstate defaults to none (ChainStateOptions.
 // Compression turns snappy on). Defaults: 64 MiB write buffer, 8 MiB
-// tables, 32 MiB block cache, seek compaction off.
+// tables, 32 MiB block cache, 10-bit bloom filter, seek compaction off.
 //
 // Real heap against the budget: TestCacheHeapWithinBudget and
-// BenchmarkCacheHeapVsBudget fill a cache far beyond its budget and measure
-// runtime.MemStats.HeapAlloc; the heap held stays below the accounted
-// usage, which stays below the budget.
+// BenchmarkCacheHeapVsBudget fill a cache with 400k/2M outputs (far beyond
+// 16/64 MiB budgets) and measure what the GC frees when the cache is
+// dropped: 13.8 MiB held vs 13.7 accounted (16 budget) and 58.5 vs 57.8
+// (64 budget), i.e. accounting is within about 1.5% and the budget holds.
 package database

@@ -288,8 +288,10 @@ func (c *UtxoCache) clearScript(e *cacheEntry) {
 	e.slen = 0
 }
 
-// compareKeys orders outpoints as their chainstate keys sort: txid bytes,
-// then output index (Core's VARINT preserves numeric order).
+// compareKeys orders outpoints by txid bytes, then numeric output index.
+// This is the chainstate key order except among outputs of one transaction
+// whose indices straddle a VARINT length change (the encoding is not
+// order-preserving across lengths); batch order only affects locality.
 func compareKeys(a, b *outKey) int {
 	if c := bytes.Compare(a[:32], b[:32]); c != 0 {
 		return c

@@ -142,7 +142,10 @@ func (c *UtxoCache) batchMem() int64 {
 // exceed its budget, and NeedsFlush then reports true.
 func (c *UtxoCache) alloc() uint32 {
 	if len(c.slabs.free) == 0 {
-		if c.memUsage()+slabLen*entrySize > c.maxBytes {
+		// Scanning for clean entries when nearly all are dirty would cost
+		// a pass over the cache per chunk; grow instead and let
+		// NeedsFlush trigger the flush that is due anyway.
+		if c.memUsage()+slabLen*entrySize > c.maxBytes && (c.table.count-c.dirtyCount)*10 >= c.table.count {
 			c.evict(slabLen / 2)
 		}
 		if len(c.slabs.free) == 0 {
@@ -273,7 +276,9 @@ func (c *UtxoCache) fill(dst *UtxoEntry, e *cacheEntry, scripts []byte) []byte {
 
 // FetchEntries looks up every outpoint of ops (typically all inputs of a
 // block) and returns one entry per outpoint in dst (reused if large
-// enough), with Missing set for outpoints that are not unspent. Scripts are
+// enough), with Missing set for outpoints that are not unspent (including
+// outputs created earlier in the same block, which the chain resolves
+// itself). Scripts are
 // copied into scripts (reused, grown as needed), which is returned so the
 // caller can reuse it for the next block. Cache misses are read from
 // LevelDB in key order and then kept in the cache as clean entries.
@@ -347,6 +352,39 @@ func (c *UtxoCache) FetchEntries(ops []wire.OutPoint, dst []UtxoEntry, scripts [
 // coinGetter is a LevelDB or one of its snapshots.
 type coinGetter interface {
 	Get(key []byte, ro *opt.ReadOptions) ([]byte, error)
+}
+
+// FetchEntry looks up one outpoint (mempool, RPC gettxout) and copies it
+// into dst, reusing dst.PkScript's capacity. It reports false if the output
+// is not unspent.
+func (c *UtxoCache) FetchEntry(op *wire.OutPoint, dst *UtxoEntry) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := makeKey(op)
+	idx, _, ok := c.table.find(&c.slabs, &k)
+	var e *cacheEntry
+	if ok {
+		c.stats.Hits++
+		e = c.slabs.at(idx)
+		e.flags |= flagRef
+	} else {
+		var keyBuf [maxCoinKeyLen]byte
+		var found bool
+		var err error
+		if e, _, found, err = c.load(c.cs.db, &k, keyBuf[:0]); err != nil || !found {
+			return false, err
+		}
+	}
+	if e.flags&flagSpent != 0 {
+		return false, nil
+	}
+	*dst = UtxoEntry{
+		Amount:     e.amount,
+		PkScript:   append(dst.PkScript[:0], c.entryScript(e)...),
+		Height:     e.height,
+		IsCoinBase: e.flags&flagCoinbase != 0,
+	}
+	return true, nil
 }
 
 // load reads k from LevelDB and caches it as a clean entry.

@@ -31,6 +31,14 @@ func checkCache(t *testing.T, step int, c *UtxoCache, m model, gone []wire.OutPo
 			t.Fatalf("step %d: %v = %+v, want %+v", step, op, got[i], want)
 		}
 	}
+	// Single lookups, some of which miss the cache after evictions.
+	var one UtxoEntry
+	for i := 0; i < len(ops); i += 97 {
+		ok, err := c.FetchEntry(&ops[i], &one)
+		if err != nil || ok != !got[i].Missing || (ok && !entriesEqual(one, got[i])) {
+			t.Fatalf("step %d: FetchEntry(%v) = %v %v %+v, want %+v", step, ops[i], ok, err, one, got[i])
+		}
+	}
 }
 
 // TestUtxoCacheModel applies synthetic blocks (creating, spending, spending
@@ -190,12 +198,19 @@ func TestUtxoCacheFreshAndOverwrite(t *testing.T) {
 	if err := c.AddEntry(&op, &e, false); err == nil {
 		t.Fatal("overwrite of unspent coin without possibleOverwrite accepted")
 	}
+	var got UtxoEntry
+	if ok, err := c.FetchEntry(&op, &got); !ok || err != nil || !entriesEqual(got, e) {
+		t.Fatalf("FetchEntry = %v %v %+v", ok, err, got)
+	}
 	// Created and spent between flushes: never written.
 	if ok, _ := c.SpendEntry(&op, nil); !ok {
 		t.Fatal("spend failed")
 	}
 	if ok, _ := c.SpendEntry(&op, nil); ok {
 		t.Fatal("double spend succeeded")
+	}
+	if ok, _ := c.FetchEntry(&op, &got); ok {
+		t.Fatal("FetchEntry found a spent output")
 	}
 	if err := c.Flush(wire.Hash{2}, 1); err != nil {
 		t.Fatal(err)

@@ -53,10 +53,10 @@ const (
 	// MaxInvPerTrickle caps one trickled announcement (Core's
 	// INVENTORY_BROADCAST_MAX).
 	MaxInvPerTrickle = 1000
-	// maxPendingInv bounds transactions waiting to be announced; beyond
-	// it announcements are dropped (the peer can still ask via mempool or
-	// see them in blocks).
-	maxPendingInv = 50000
+	// maxPendingInv bounds transactions waiting to be announced, about
+	// 1 MB per peer; beyond it announcements are dropped (the peer can
+	// still learn of them from others or in blocks).
+	maxPendingInv = 20000
 	// maxKnownInv is how many announced or received inventory hashes a
 	// peer remembers, so they are not announced back to it.
 	maxKnownInv = 4096

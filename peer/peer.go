@@ -30,6 +30,7 @@ type Peer struct {
 	quit          chan struct{}
 	done          chan struct{} // closed when both goroutines have exited
 	handshakeDone chan struct{}
+	started       atomic.Bool
 	discOnce      sync.Once
 	errMu         sync.Mutex
 	err           error
@@ -81,7 +82,7 @@ type Peer struct {
 	invMu      sync.Mutex // guards the inventory fields
 	knownInv   knownInv
 	pendingInv []wire.InvVect
-	pendingSet map[wire.Hash]struct{}
+	pendingSet map[uint64]struct{} // invKey of each pending hash
 }
 
 // NewInbound wraps an accepted connection.
@@ -123,10 +124,14 @@ func newPeer(cfg *Config, conn net.Conn, inbound bool, addr string) *Peer {
 	return p
 }
 
-// Start runs the handshake and the message loops in the background. Use
+// Start runs the handshake and the message loops in the background; later
+// calls do nothing. Done is closed only after Start. Use
 // WaitForHandshake or the OnVerAck listener to learn when the peer is
 // ready, and Done or WaitForDisconnect to learn when it is gone.
 func (p *Peer) Start() {
+	if !p.started.CompareAndSwap(false, true) {
+		return
+	}
 	p.wg.Add(2)
 	go p.writeLoop()
 	go p.readLoop()
@@ -327,8 +332,9 @@ func (p *Peer) UpdateLastBlockHeight(height int32) {
 }
 
 // Misbehaving adds howmuch to the peer's score. At the ban threshold the
-// peer is disconnected and, unless whitelisted, its address banned. It
-// returns true when the peer was disconnected for it.
+// peer is disconnected and its address banned, except that whitelisted
+// peers are neither banned nor disconnected and loopback peers are only
+// disconnected. It returns true when the peer was disconnected for it.
 func (p *Peer) Misbehaving(howmuch int, reason string) bool {
 	if howmuch <= 0 {
 		return false
@@ -346,10 +352,16 @@ func (p *Peer) Misbehaving(howmuch int, reason string) bool {
 		p.cfg.Log.Infof("Not banning whitelisted %v: %s (score %d)", p, reason, score)
 		return false
 	}
-	if p.cfg.Bans != nil && p.ip.IsValid() {
+	switch {
+	case p.ip.IsLoopback() || !p.ip.IsValid():
+		// Like Core, disconnect local peers without banning: inbound
+		// connections through a Tor or I2P daemon all come from
+		// loopback, so a ban would shut out every such peer.
+		p.cfg.Log.Infof("Disconnecting local peer %v without banning: %s (score %d)", p, reason, score)
+	case p.cfg.Bans != nil:
 		p.cfg.Bans.Ban(p.ip, reason)
+		p.cfg.Log.Infof("Banning %v: %s (score %d)", p, reason, score)
 	}
-	p.cfg.Log.Infof("Banning %v: %s (score %d)", p, reason, score)
 	p.disconnectf(ErrBanned, "%s", reason)
 	return true
 }

@@ -367,3 +367,21 @@ func TestSharedTrickleClock(t *testing.T) {
 		t.Fatal("no announcement")
 	}
 }
+
+// A queue that never empties keeps a bounded backing array.
+func TestFifoReclaims(t *testing.T) {
+	var f fifo
+	b := []byte{1}
+	for range 10 {
+		f.push(outMsg{buf: &b})
+	}
+	for range 100000 {
+		f.push(outMsg{buf: &b})
+		if _, ok := f.pop(); !ok {
+			t.Fatal("empty")
+		}
+	}
+	if live := len(f.items) - f.head; live != 10 || cap(f.items) > 256 {
+		t.Fatalf("capacity %d for %d live items", cap(f.items), live)
+	}
+}

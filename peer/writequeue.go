@@ -52,8 +52,12 @@ type fifo struct {
 }
 
 func (f *fifo) push(m outMsg) {
-	if f.head > 0 && f.head == len(f.items) {
-		f.items, f.head = f.items[:0], 0
+	// Reclaim the consumed front once it is half the array, so a queue
+	// that never quite empties does not grow without bound.
+	if f.head > 0 && (f.head == len(f.items) || (f.head >= 32 && 2*f.head >= len(f.items))) {
+		n := copy(f.items, f.items[f.head:])
+		clear(f.items[n:])
+		f.items, f.head = f.items[:n], 0
 	}
 	f.items = append(f.items, m)
 }
@@ -425,12 +429,13 @@ func (p *Peer) QueueTxInventory(txid, wtxid wire.Hash, feePerKvB int64) {
 		return
 	}
 	if p.pendingSet == nil {
-		p.pendingSet = make(map[wire.Hash]struct{})
+		p.pendingSet = make(map[uint64]struct{})
 	}
-	if _, ok := p.pendingSet[iv.Hash]; ok {
+	key := invKey(&iv.Hash)
+	if _, ok := p.pendingSet[key]; ok {
 		return
 	}
-	p.pendingSet[iv.Hash] = struct{}{}
+	p.pendingSet[key] = struct{}{}
 	p.pendingInv = append(p.pendingInv, iv)
 }
 
@@ -475,7 +480,7 @@ func (p *Peer) flushInventory() {
 	}
 	batch := make([]wire.InvVect, 0, n)
 	for _, iv := range p.pendingInv[:n] {
-		delete(p.pendingSet, iv.Hash)
+		delete(p.pendingSet, invKey(&iv.Hash))
 		if p.knownInv.has(&iv.Hash) {
 			continue
 		}

@@ -76,54 +76,61 @@ func (a address) encode(net *NetParams) string {
 }
 
 // decodeAddress decodes an address for net. On failure it returns
-// bitcoind's DecodeDestination message (error locations within a bech32
-// string are not computed).
+// bitcoind's DecodeDestination message.
 func decodeAddress(s string, net *NetParams) (address, string) {
+	a, msg, _ := decodeAddressDetail(s, net)
+	return a, msg
+}
+
+// decodeAddressDetail is decodeAddress that also returns, for a bech32
+// string, the positions of likely errors (validateaddress's
+// error_locations).
+func decodeAddressDetail(s string, net *NetParams) (address, string, []int) {
 	hrp := net.Bech32HRP
 	isBech32 := len(s) >= len(hrp) && strings.EqualFold(s[:len(hrp)], hrp)
 	if !isBech32 {
 		if len(s) > 100 {
-			return address{}, "Invalid or unsupported Segwit (Bech32) or Base58 encoding."
+			return address{}, "Invalid or unsupported Segwit (Bech32) or Base58 encoding.", nil
 		}
 		data, ok := base58Decode(s)
 		if !ok {
-			return address{}, "Invalid or unsupported Segwit (Bech32) or Base58 encoding."
+			return address{}, "Invalid or unsupported Segwit (Bech32) or Base58 encoding.", nil
 		}
 		if len(data) < 4 || !checksumOK(data) || len(data)-4 > 21 {
-			return address{}, "Invalid checksum or length of Base58 address (P2PKH or P2SH)"
+			return address{}, "Invalid checksum or length of Base58 address (P2PKH or P2SH)", nil
 		}
 		payload := data[:len(data)-4]
 		if len(payload) == 21 && payload[0] == net.PubKeyHashAddrID {
-			return address{kind: addrP2PKH, program: payload[1:]}, ""
+			return address{kind: addrP2PKH, program: payload[1:]}, "", nil
 		}
 		if len(payload) == 21 && payload[0] == net.ScriptHashAddrID {
-			return address{kind: addrP2SH, program: payload[1:]}, ""
+			return address{kind: addrP2SH, program: payload[1:]}, "", nil
 		}
 		if len(payload) >= 1 && (payload[0] == net.PubKeyHashAddrID || payload[0] == net.ScriptHashAddrID) {
-			return address{}, "Invalid length for Base58 address (P2PKH or P2SH)"
+			return address{}, "Invalid length for Base58 address (P2PKH or P2SH)", nil
 		}
-		return address{}, "Invalid or unsupported Base58-encoded address."
+		return address{}, "Invalid or unsupported Base58-encoded address.", nil
 	}
-	gotHRP, data, enc, msg := bech32Decode(s)
+	gotHRP, data, enc, msg, locs := bech32Decode(s)
 	if msg != "" {
-		return address{}, msg
+		return address{}, msg, locs
 	}
 	if len(data) == 0 {
-		return address{}, "Empty Bech32 data section"
+		return address{}, "Empty Bech32 data section", nil
 	}
 	if gotHRP != hrp {
-		return address{}, "Invalid or unsupported prefix for Segwit (Bech32) address (expected " + hrp + ", got " + gotHRP + ")."
+		return address{}, "Invalid or unsupported prefix for Segwit (Bech32) address (expected " + hrp + ", got " + gotHRP + ").", nil
 	}
 	version := int(data[0])
 	if version == 0 && enc != bech32Plain {
-		return address{}, "Version 0 witness address must use Bech32 checksum"
+		return address{}, "Version 0 witness address must use Bech32 checksum", nil
 	}
 	if version != 0 && enc != bech32M {
-		return address{}, "Version 1+ witness address must use Bech32m checksum"
+		return address{}, "Version 1+ witness address must use Bech32m checksum", nil
 	}
 	prog, ok := convertBits(data[1:], 5, 8, false)
 	if !ok {
-		return address{}, "Invalid padding in Bech32 data section"
+		return address{}, "Invalid padding in Bech32 data section", nil
 	}
 	unit := "bytes"
 	if len(prog) == 1 {
@@ -131,17 +138,17 @@ func decodeAddress(s string, net *NetParams) (address, string) {
 	}
 	if version == 0 {
 		if len(prog) == 20 || len(prog) == 32 {
-			return address{kind: addrWitness, program: prog}, ""
+			return address{kind: addrWitness, program: prog}, "", nil
 		}
-		return address{}, "Invalid Bech32 v0 address program size (" + itoa(len(prog)) + " " + unit + "), per BIP141"
+		return address{}, "Invalid Bech32 v0 address program size (" + itoa(len(prog)) + " " + unit + "), per BIP141", nil
 	}
 	if version > 16 {
-		return address{}, "Invalid Bech32 address witness version"
+		return address{}, "Invalid Bech32 address witness version", nil
 	}
 	if len(prog) < 2 || len(prog) > 40 {
-		return address{}, "Invalid Bech32 address program size (" + itoa(len(prog)) + " " + unit + ")"
+		return address{}, "Invalid Bech32 address program size (" + itoa(len(prog)) + " " + unit + ")", nil
 	}
-	return address{kind: addrWitness, version: version, program: prog}, ""
+	return address{kind: addrWitness, version: version, program: prog}, "", nil
 }
 
 const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
@@ -257,54 +264,139 @@ func bech32HRPExpand(hrp string) []byte {
 }
 
 // bech32Decode decodes a bech32 or bech32m string (at most 90 characters)
-// into its lower-case HRP and 5-bit data without the checksum.
-func bech32Decode(s string) (string, []byte, bech32Encoding, string) {
+// into its lower-case HRP and 5-bit data without the checksum. On failure
+// it returns bitcoind's message and the string positions of the likely
+// errors (bech32::LocateErrors).
+func bech32Decode(s string) (string, []byte, bech32Encoding, string, []int) {
 	if len(s) > 90 {
-		return "", nil, 0, "Bech32 string too long"
+		locs := make([]int, 0, len(s)-90)
+		for i := 90; i < len(s); i++ {
+			locs = append(locs, i)
+		}
+		return "", nil, 0, "Bech32 string too long", locs
 	}
+	var locs []int
 	lower, upper := false, false
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 33 || c > 126 {
-			return "", nil, 0, "Invalid character or mixed case"
-		}
-		if c >= 'a' && c <= 'z' {
-			lower = true
-		} else if c >= 'A' && c <= 'Z' {
-			upper = true
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z':
+			if upper {
+				locs = append(locs, i)
+			} else {
+				lower = true
+			}
+		case c >= 'A' && c <= 'Z':
+			if lower {
+				locs = append(locs, i)
+			} else {
+				upper = true
+			}
+		case c < 33 || c > 126:
+			locs = append(locs, i)
 		}
 	}
-	if lower && upper {
-		return "", nil, 0, "Invalid character or mixed case"
+	if len(locs) > 0 {
+		return "", nil, 0, "Invalid character or mixed case", locs
 	}
 	s = strings.ToLower(s)
 	pos := strings.LastIndexByte(s, '1')
 	if pos < 0 {
-		return "", nil, 0, "Missing separator"
+		return "", nil, 0, "Missing separator", []int{}
 	}
 	if pos == 0 || pos+7 > len(s) {
-		return "", nil, 0, "Invalid separator position"
+		return "", nil, 0, "Invalid separator position", []int{pos}
 	}
 	hrp := s[:pos]
-	data := make([]byte, 0, len(s)-pos-1)
+	values := bech32HRPExpand(hrp)
+	nHRP := len(values)
 	for i := pos + 1; i < len(s); i++ {
 		v := strings.IndexByte(bech32Charset, s[i])
 		if v < 0 {
-			return "", nil, 0, "Invalid Base 32 character"
+			return "", nil, 0, "Invalid Base 32 character", []int{i}
 		}
-		data = append(data, byte(v))
+		values = append(values, byte(v))
 	}
-	chk := bech32Polymod(append(bech32HRPExpand(hrp), data...), 1)
-	var enc bech32Encoding
+	chk := bech32Polymod(values, 1)
 	switch chk {
 	case 1:
-		enc = bech32Plain
+		return hrp, values[nHRP : len(values)-6], bech32Plain, "", nil
 	case bech32MConst:
-		enc = bech32M
-	default:
-		return "", nil, 0, "Invalid Bech32 checksum"
+		return hrp, values[nHRP : len(values)-6], bech32M, "", nil
 	}
-	return hrp, data[:len(data)-6], enc, ""
+	msg, locs := locateBech32Errors(values, nHRP, pos+1, chk)
+	return "", nil, 0, msg, locs
+}
+
+// locateBech32Errors finds up to two substitution errors in the data part
+// of a bech32 string whose checksum failed, trying both encodings and
+// keeping the one needing fewer corrections, as bitcoind reports them.
+// values are the expanded HRP followed by the data symbols; dataStart is
+// the string index of the first data symbol; chk is the polymod of values.
+//
+// The checksum is linear over GF(2): the residue of a corrupted string is
+// the residue of its error pattern alone, so an error pattern of at most
+// two symbols is found by matching single-symbol residues (a code of
+// distance 5 explains a residue by at most one such pattern).
+func locateBech32Errors(values []byte, nHRP, dataStart int, chk uint32) (string, []int) {
+	n := len(values) - nHRP
+	// effect[i*32+x] is the residue of the symbol x at data index i.
+	effect := make([]uint32, n*32)
+	for i := 0; i < n; i++ {
+		for x := 1; x < 32; x++ {
+			effect[i*32+x] = bech32Residue(len(values)-nHRP-i-1, byte(x))
+		}
+	}
+	var best []int
+	bestMsg := "Invalid checksum"
+	for _, enc := range []struct {
+		c   uint32
+		msg string
+	}{{1, "Invalid Bech32 checksum"}, {bech32MConst, "Invalid Bech32m checksum"}} {
+		target := chk ^ enc.c
+		var found []int
+		index := make(map[uint32]int, len(effect))
+		for k, e := range effect {
+			if k%32 == 0 {
+				continue
+			}
+			if e == target {
+				found = []int{dataStart + k/32}
+				break
+			}
+			index[e] = k
+		}
+		if found == nil {
+			for k, e := range effect {
+				if k%32 == 0 {
+					continue
+				}
+				if k2, ok := index[target^e]; ok && k2/32 != k/32 {
+					p1, p2 := dataStart+k/32, dataStart+k2/32
+					found = []int{min(p1, p2), max(p1, p2)}
+					break
+				}
+			}
+		}
+		if best == nil || (len(found) > 0 && len(found) < len(best)) {
+			if len(found) > 0 {
+				best, bestMsg = found, enc.msg
+			}
+		}
+	}
+	if best == nil {
+		best = []int{}
+	}
+	return bestMsg, best
+}
+
+// bech32Residue is the linear polymod contribution of symbol x followed by
+// zeros symbols.
+func bech32Residue(zeros int, x byte) uint32 {
+	c := bech32Polymod([]byte{x}, 0)
+	for ; zeros > 0; zeros-- {
+		c = bech32Polymod([]byte{0}, c)
+	}
+	return c
 }
 
 // encodeSegwit encodes a witness program: bech32 for version 0, bech32m

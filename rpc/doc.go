@@ -32,7 +32,9 @@
 //	err = srv.Start()
 //	defer srv.Stop() // removes the cookie
 //
-// Script disassembly, classification, descriptors and address encoding live
-// in script.go and address.go as a narrow adapter: package txscript owns
-// those eventually, and the adapter can then be swapped for calls into it.
+// Disassembly, script classification and hash160 come from package txscript
+// through the thin wrappers in script.go. Address decoding stays in
+// address.go because validateaddress needs bitcoind's exact error messages
+// and bech32 error locations, which txscript.DecodeAddress does not give;
+// descriptor parsing, inference and checksums are in descriptor.go.
 package rpc

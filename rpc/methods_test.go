@@ -168,8 +168,9 @@ func TestValidateAddress(t *testing.T) {
 	}
 	r := mustResult(t, url, "validateaddress", []any{"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5"})
 	checkShape(t, "invalid", r, shape{"isvalid": "boolean", "error_locations": "array", "error": "string"})
-	if r.(map[string]any)["isvalid"] != false {
-		t.Errorf("invalid address accepted")
+	if m := r.(map[string]any); m["isvalid"] != false || m["error"] != "Invalid Bech32 checksum" ||
+		len(m["error_locations"].([]any)) != 1 || m["error_locations"].([]any)[0] != json.Number("41") {
+		t.Errorf("invalid address: %v", m)
 	}
 }
 

@@ -81,14 +81,17 @@ func handleValidateAddress(s *Server, p *Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, msg := decodeAddress(str, &s.cfg.Net)
+	a, msg, locs := decodeAddressDetail(str, &s.cfg.Net)
 	if msg != "" {
+		if locs == nil {
+			locs = []int{}
+		}
 		// error_locations is always present for an invalid address.
 		return struct {
 			IsValid        bool   `json:"isvalid"`
 			ErrorLocations []int  `json:"error_locations"`
 			Error          string `json:"error"`
-		}{false, []int{}, msg}, nil
+		}{false, locs, msg}, nil
 	}
 	t, f := true, false
 	r := &ValidateAddressResult{IsValid: true, Address: a.encode(&s.cfg.Net), ScriptPubKey: hex.EncodeToString(a.script())}

@@ -221,3 +221,49 @@ func TestScriptAsmAndClassify(t *testing.T) {
 		t.Errorf("scriptPubKey-style asm %s", got)
 	}
 }
+
+func TestBech32ErrorLocations(t *testing.T) {
+	net := MainNetParams
+	good := "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+	flip := func(s string, i int) string {
+		c := byte('q')
+		if s[i] == 'q' {
+			c = 'p'
+		}
+		return s[:i] + string(c) + s[i+1:]
+	}
+	for _, c := range []struct {
+		addr string
+		msg  string
+		locs []int
+	}{
+		{flip(good, 10), "Invalid Bech32 checksum", []int{10}},
+		{flip(flip(good, 5), 30), "Invalid Bech32 checksum", []int{5, 30}},
+		{flip("bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr", 20), "Invalid Bech32m checksum", []int{20}},
+		{"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3tq", "Invalid Bech32 checksum", []int{41}},
+		{"bc1qW508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "Invalid character or mixed case", []int{4}},
+		{"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3tb" + strings.Repeat("q", 50), "Bech32 string too long", nil},
+		{"bc1qw5o8d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "Invalid Base 32 character", []int{6}},
+		{"bc1qqqqq", "Invalid separator position", []int{2}},
+	} {
+		_, msg, locs := decodeAddressDetail(c.addr, &net)
+		if msg != c.msg {
+			t.Errorf("%s: %q, want %q", c.addr, msg, c.msg)
+		}
+		if c.locs != nil && !equalInts(locs, c.locs) {
+			t.Errorf("%s: locations %v, want %v", c.addr, locs, c.locs)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
