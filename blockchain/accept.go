@@ -94,6 +94,13 @@ func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash,
 	if err != nil {
 		return nil, err
 	}
+	if b.lowWork.lookup(&hash) == n {
+		if flags&BFUnrequested != 0 {
+			// Quietly not stored, like other unrequested low-work blocks.
+			return n, nil
+		}
+		return nil, ruleError(ErrTooLittleChainWork, "block %v at height %d: its chain has less than the minimum chain work", hash, n.height)
+	}
 	if flags&BFUnrequested != 0 {
 		tip := b.chain.tip()
 		if n.workSum.Cmp(tip.workSum) < 0 || n.height > tip.height+minBlocksToKeep ||
@@ -168,10 +175,16 @@ func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNo
 		}
 		return n, nil
 	}
+	if n := b.lowWork.lookup(&hash); n != nil {
+		return n, nil
+	}
 	if err := CheckProofOfWork(&hash, h.Bits, b.params.PowLimit); err != nil {
 		return nil, err
 	}
 	parent := b.index.lookup(&h.PrevBlock)
+	if parent == nil {
+		parent = b.lowWork.lookup(&h.PrevBlock)
+	}
 	if parent == nil {
 		return nil, ruleError(ErrPrevBlockNotFound, "parent %v of %v not found", h.PrevBlock, hash)
 	}
@@ -199,6 +212,13 @@ func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNo
 	}
 	n := newBlockNode(h, hash, parent)
 	n.status = statusHeaderValid
+	if b.lowWork.holds(n, b.minWork) {
+		if !b.lowWork.add(n) {
+			return nil, ruleError(ErrTooLittleChainWork, "more than %d headers with less than the minimum chain work", maxLowWorkHeaders)
+		}
+		return n, nil
+	}
+	b.promoteLowWork(n)
 	b.index.add(n)
 	return n, nil
 }
@@ -271,8 +291,13 @@ func (b *BlockChain) linkChain(n *blockNode) {
 // and carry valid proof of work at the difficulty the rules demand for
 // their position, so a peer can make us store headers only at the cost of
 // mining them; forks below the last checkpoint in the tree are refused.
-// The sync manager additionally should not request blocks of a header
-// chain whose work is below MinimumChainWork (see HeaderChainTrusted).
+// Headers above the last checkpoint whose chain has less than
+// MinimumChainWork are held in a bounded buffer instead of the tree until
+// their chain reaches it (headerguard.go); the returned hash and height
+// may name such a buffered header. Overflowing the buffer returns
+// ErrTooLittleChainWork. The sync manager additionally should not request
+// blocks of a header chain whose work is below MinimumChainWork (see
+// HeaderChainTrusted).
 func (b *BlockChain) ProcessHeaders(headers []wire.BlockHeader) (wire.Hash, int32, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

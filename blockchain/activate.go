@@ -1,6 +1,8 @@
 package blockchain
 
 import (
+	"fmt"
+
 	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/wire"
 )
@@ -34,6 +36,10 @@ func (b *BlockChain) readBlock(n *blockNode) (*wire.MsgBlock, error) {
 		return blk, nil
 	}
 	if n.status&statusDataStored == 0 {
+		if n.numTx > 0 {
+			// It was stored once: pruning deleted it.
+			return nil, fmt.Errorf("%w: %v", ErrBlockPruned, n.hash)
+		}
 		return nil, &database.Error{Kind: database.ErrNotFound, Desc: "block data of " + n.hash.String()}
 	}
 	raw, err := b.db.ReadBlock(database.BlockLoc{File: n.blockFile, Offset: n.blockOffset, Size: n.blockSize},
@@ -84,7 +90,18 @@ func (b *BlockChain) activateBestChain() error {
 			if err != nil {
 				return err
 			}
-			if err := b.connectTip(x, blk); err != nil {
+			var prep <-chan *wire.MsgBlock
+			if b.prepareOverlap && i > 0 && b.recent[path[i-1]] == nil &&
+				path[i-1].status&statusDataStored != 0 {
+				prep = b.startPrepare(path[i-1])
+			}
+			err = b.connectTip(x, blk)
+			if prep != nil {
+				if nb := <-prep; nb != nil {
+					b.cacheBlock(path[i-1], nb)
+				}
+			}
+			if err != nil {
 				if !errIsRule(err) {
 					return err
 				}
@@ -108,6 +125,9 @@ func (b *BlockChain) connectTip(n *blockNode, blk *wire.MsgBlock) error {
 	}
 	b.chain.setTip(n)
 	delete(b.recent, n)
+	if b.txIndex.enabled && b.txIndex.synced {
+		b.indexTxs(n, blk)
+	}
 	b.publishTip()
 	b.queue(Notification{Type: NTBlockConnected, Block: blk, Hash: n.hash, Height: n.height})
 	return b.maybeFlush()
@@ -125,6 +145,9 @@ func (b *BlockChain) disconnectTip() error {
 	}
 	if err := b.disconnectBlock(n, blk); err != nil {
 		return err
+	}
+	if b.txIndex.enabled && b.txIndex.synced {
+		b.unindexTxs(n, blk)
 	}
 	b.chain.setTip(n.parent)
 	// The disconnected block may come back later.
@@ -162,7 +185,7 @@ func (b *BlockChain) recomputeBestHeader() {
 func (b *BlockChain) resetCandidates() {
 	tip := b.chain.tip()
 	for _, x := range b.index.nodes {
-		if x.chainTx != 0 && x.status&statusInvalid == 0 && !better(tip, x) {
+		if x.chainTx != 0 && x.status&statusInvalid == 0 && x.status&statusDataStored != 0 && !better(tip, x) {
 			b.index.candidates[x] = struct{}{}
 		}
 	}

@@ -45,6 +45,15 @@ type Config struct {
 	MaxOrphans int
 	// DisableCheckpoints ignores Params.Checkpoints.
 	DisableCheckpoints bool
+	// TxIndex maintains the transaction index (--txindex) for TxByID; an
+	// existing chain is indexed in the background (see txindex.go).
+	TxIndex bool
+	// PruneTarget, if non-zero, is the most bytes of block and undo files
+	// to keep (--prune, in bytes); older files are deleted after flushes,
+	// never ones holding the last MinBlocksToKeep blocks (see prune.go).
+	// The daemon enforces the user-facing minimum. It cannot be combined
+	// with TxIndex.
+	PruneTarget uint64
 }
 
 // BestState describes the tip. A new value is published after every tip
@@ -93,6 +102,17 @@ type BlockChain struct {
 	// noScripts skips script checks; only benchmarks set it, to measure
 	// the share of time spent verifying signatures.
 	noScripts bool
+	// prepareOverlap prepares the next block of a connect path (read,
+	// decode, fetch its coins; startPrepare) on another goroutine while
+	// the current one is connected. See BenchmarkConnectTwoBlocks2000P2WPKH
+	// for why it is off.
+	prepareOverlap bool
+
+	txIndex txIndex
+	prune   pruneState
+	lowWork lowWorkHeaders
+	// disableCheckpoints is Config.DisableCheckpoints.
+	disableCheckpoints bool
 
 	subMu sync.Mutex
 	subs  []func(*Notification)
@@ -128,6 +148,7 @@ func New(cfg *Config) (*BlockChain, error) {
 	if !cfg.DisableCheckpoints {
 		b.checkpoints = p.Checkpoints
 	}
+	b.disableCheckpoints = cfg.DisableCheckpoints
 	b.assumeValid = p.AssumeValid
 	if cfg.AssumeValidSet {
 		b.assumeValid = cfg.AssumeValid
@@ -141,9 +162,15 @@ func New(cfg *Config) (*BlockChain, error) {
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
+	if cfg.TxIndex && cfg.PruneTarget != 0 {
+		return nil, errors.New("blockchain: the transaction index cannot be built with pruning enabled")
+	}
+	b.txIndex.enabled = cfg.TxIndex
+	b.prune.target = cfg.PruneTarget
 	b.scripts = newScriptPool(par)
 	b.scripts.sigCache = cfg.SigCache
 	b.orphans.init()
+	b.lowWork.init(b)
 
 	if err := b.index.load(b.db); err != nil {
 		return nil, err
@@ -151,6 +178,12 @@ func New(cfg *Config) (*BlockChain, error) {
 	if err := b.initChain(); err != nil {
 		b.scripts.stop()
 		return nil, err
+	}
+	if b.txIndex.enabled {
+		if err := b.startTxIndex(); err != nil {
+			b.scripts.stop()
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -192,7 +225,7 @@ func (b *BlockChain) initChain() error {
 	}
 	b.chain.setTip(tip)
 	for _, n := range b.index.nodes {
-		if n.chainTx != 0 && n.status&statusInvalid == 0 && !better(tip, n) {
+		if n.chainTx != 0 && n.status&statusInvalid == 0 && n.status&statusDataStored != 0 && !better(tip, n) {
 			b.index.candidates[n] = struct{}{}
 		}
 	}
@@ -230,6 +263,7 @@ func (b *BlockChain) Params() *chaincfg.Params { return b.params }
 // Close flushes the block index and the UTXO cache and stops the script
 // workers. The databases stay open; their owner closes them.
 func (b *BlockChain) Close() error {
+	b.stopTxIndex()
 	b.mu.Lock()
 	err := b.flush()
 	b.mu.Unlock()
@@ -251,13 +285,19 @@ func (b *BlockChain) flush() error {
 	if err := b.db.Flush(); err != nil {
 		return err
 	}
+	clear(b.txIndex.pending)
 	tip := b.chain.tip()
-	return b.cache.Flush(tip.hash, tip.height)
+	if err := b.cache.Flush(tip.hash, tip.height); err != nil {
+		return err
+	}
+	// Only now that the chainstate is past every block it deletes may
+	// pruning remove block and undo data.
+	return b.pruneAfterFlush()
 }
 
 // maybeFlush flushes when the cache asks for it.
 func (b *BlockChain) maybeFlush() error {
-	if b.cache.NeedsFlush() {
+	if b.cache.NeedsFlush() || b.pruneDue() {
 		return b.flush()
 	}
 	return nil

@@ -53,4 +53,33 @@
 // than the tip, too far ahead, or below the minimum chain work. The orphan
 // pool is bounded in count and bytes and only holds blocks whose proof of
 // work holds.
+//
+// Above the last checkpoint, headers whose chain has less than
+// MinimumChainWork do not enter the tree: they wait in a buffer of at most
+// 8,000 headers until their chain reaches it (a simplified form of Core's
+// headers presync; the full argument is in headerguard.go). Every
+// network's last checkpoint is its assume-valid block, so honest chains
+// pass at once; regtest (no minimum work) and DisableCheckpoints turn the
+// guard off.
+//
+// # Crash recovery
+//
+// Block data, undo data, the block index and the txindex are flushed
+// before the chainstate. At start, New repairs two states a crash can
+// leave: a chainstate flush interrupted between its batches (the
+// database's head-blocks marker) is repaired by replayBlocks, which rolls
+// the old head's branch back to the fork with undo data if needed and
+// re-applies the blocks up to the new head from the block files; and a
+// chainstate behind the block index's best stored chain is brought
+// forward by connecting the missing blocks from the block files, as any
+// candidate with more work is (TestReplayInterruptedFlush,
+// TestIndexAheadOfChainState).
+//
+// # Transaction index and pruning
+//
+// Config.TxIndex maintains txid -> block location for TxByID; an existing
+// chain is indexed by a background goroutine (txindex.go). Config.
+// PruneTarget deletes the oldest block and undo files after flushes, never
+// within MinBlocksToKeep blocks of the tip; pruned blocks answer
+// ErrBlockPruned (prune.go). The two cannot be combined.
 package blockchain

@@ -123,3 +123,19 @@ func ruleError(kind ErrorKind, format string, args ...any) *RuleError {
 func ruleErrorReason(kind ErrorKind, reason string, format string, args ...any) *RuleError {
 	return &RuleError{Kind: kind, Reason: reason, Desc: fmt.Sprintf(format, args...)}
 }
+
+// Query failures. These are not consensus rules (errIsRule is false for
+// them): they are returned wrapped in plain errors so errors.Is selects
+// them, and their text is what bitcoind answers over RPC.
+const (
+	// ErrBlockPruned: the block is known and was stored once, but its data
+	// was deleted by pruning.
+	ErrBlockPruned = ErrorKind("Block not available (pruned data)")
+	// ErrTxNotFound: the transaction is not in the txindex or its block is
+	// no longer on the main chain.
+	ErrTxNotFound = ErrorKind("No such mempool or blockchain transaction")
+	// ErrTxIndexDisabled: TxByID was called without Config.TxIndex.
+	ErrTxIndexDisabled = ErrorKind("No such mempool transaction. Use -txindex to enable blockchain transaction queries")
+	// ErrPruneDisabled: PruneBlockchain was called without pruning enabled.
+	ErrPruneDisabled = ErrorKind("Cannot prune blocks because node is not in prune mode.")
+)

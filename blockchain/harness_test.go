@@ -23,6 +23,12 @@ type testChain struct {
 	b     *chaintest.Builder
 
 	lastFan *wire.MsgTx
+	// dbOpts configures the block database (e.g. a tiny file size).
+	dbOpts database.BlockDBOptions
+	// mod is applied to the Config by reopen.
+	mod func(*Config)
+	// cacheBytes, if non-zero, is the UTXO cache budget.
+	cacheBytes int64
 }
 
 func regtest(t testing.TB) *chaincfg.Params {
@@ -35,7 +41,14 @@ func regtest(t testing.TB) *chaincfg.Params {
 
 func newTestChain(t testing.TB, p *chaincfg.Params, mod func(*Config)) *testChain {
 	t.Helper()
-	tc := &testChain{t: t, dir: t.TempDir(), p: p}
+	return newTestChainOpts(t, p, database.BlockDBOptions{}, mod)
+}
+
+// newTestChainOpts is newTestChain with block database options; mod is
+// also applied by reopen.
+func newTestChainOpts(t testing.TB, p *chaincfg.Params, o database.BlockDBOptions, mod func(*Config)) *testChain {
+	t.Helper()
+	tc := &testChain{t: t, dir: t.TempDir(), p: p, dbOpts: o, mod: mod}
 	tc.open(mod)
 	tc.b = chaintest.New(p)
 	t.Cleanup(tc.close)
@@ -45,7 +58,7 @@ func newTestChain(t testing.TB, p *chaincfg.Params, mod func(*Config)) *testChai
 func (tc *testChain) open(mod func(*Config)) {
 	t := tc.t
 	var err error
-	tc.db, err = database.OpenBlockDB(tc.dir, tc.p.Net, database.BlockDBOptions{})
+	tc.db, err = database.OpenBlockDB(tc.dir, tc.p.Net, tc.dbOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +66,11 @@ func (tc *testChain) open(mod func(*Config)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc.cache = database.NewUtxoCache(tc.cs, database.UtxoCacheOptions{MaxBytes: 64 << 20})
+	budget := tc.cacheBytes
+	if budget == 0 {
+		budget = 64 << 20
+	}
+	tc.cache = database.NewUtxoCache(tc.cs, database.UtxoCacheOptions{MaxBytes: budget})
 	cfg := &Config{Params: tc.p, BlockDB: tc.db, ChainState: tc.cs, Cache: tc.cache, Par: 2}
 	if mod != nil {
 		mod(cfg)
@@ -79,7 +96,7 @@ func (tc *testChain) close() {
 // reopen closes and reopens the chain over the same directory.
 func (tc *testChain) reopen() {
 	tc.close()
-	tc.open(nil)
+	tc.open(tc.mod)
 }
 
 // accept processes e and fails the test unless it became the tip.

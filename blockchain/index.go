@@ -187,13 +187,16 @@ func (bi *blockIndex) load(db *database.BlockDB) error {
 				n.status |= statusFailedParent
 			}
 		}
-		if n.status&statusDataStored != 0 && (n.parent == nil || n.parent.chainTx != 0) {
+		// numTx is set once a block's data was stored, and stays when
+		// pruning deletes the data (as Core's nTx), so pruned blocks
+		// still link their descendants.
+		if n.numTx > 0 && (n.parent == nil || n.parent.chainTx != 0) {
 			n.chainTx = uint64(n.numTx)
 			if n.parent != nil {
 				n.chainTx += n.parent.chainTx
 			}
 		}
-		if n.status&statusDataStored != 0 && n.parent != nil && n.parent.chainTx == 0 {
+		if n.numTx > 0 && n.parent != nil && n.parent.chainTx == 0 {
 			bi.unlinked[n.parent] = append(bi.unlinked[n.parent], n)
 		}
 		n.seq = 0

@@ -75,7 +75,8 @@ func (b *BlockChain) HaveBlock(hash *wire.Hash) bool {
 	return b.orphans.has(hash)
 }
 
-// BlockByHash returns a stored block.
+// BlockByHash returns a stored block. A block whose data was pruned
+// returns an error matching ErrBlockPruned.
 func (b *BlockChain) BlockByHash(hash *wire.Hash) (*wire.MsgBlock, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -87,22 +88,30 @@ func (b *BlockChain) BlockByHash(hash *wire.Hash) (*wire.MsgBlock, error) {
 }
 
 // BestHeader returns the hash and height of the valid header with the most
-// work.
+// work, including headers held in the low-work buffer (headerguard.go), so
+// that header sync continues from them.
 func (b *BlockChain) BestHeader() (wire.Hash, int32) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	n := b.index.bestHeader
+	// A buffered low-work chain with more work is reported so that header
+	// sync continues it (see headerguard.go).
+	if lw := b.lowWork.best; lw != nil && lw.workSum.Cmp(n.workSum) > 0 {
+		n = lw
+	}
 	return n.hash, n.height
 }
 
 // BlockLocator returns a locator for the main chain's tip, or for hash if
-// it is known.
+// it is known (in the tree or in the low-work header buffer).
 func (b *BlockChain) BlockLocator(hash *wire.Hash) []wire.Hash {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	n := b.chain.tip()
 	if hash != nil {
 		if x := b.index.lookup(hash); x != nil {
+			n = x
+		} else if x := b.lowWork.lookup(hash); x != nil {
 			n = x
 		}
 	}
@@ -255,13 +264,17 @@ func (b *BlockChain) MissingBlocks(max int) []wire.Hash {
 	return out
 }
 
-// HeaderByHash returns a header from the tree.
+// HeaderByHash returns a header from the tree or from the low-work header
+// buffer.
 func (b *BlockChain) HeaderByHash(hash *wire.Hash) (wire.BlockHeader, int32, bool) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	n := b.index.lookup(hash)
 	if n == nil {
-		return wire.BlockHeader{}, -1, false
+		// Buffered low-work headers too, so that header sync can go on.
+		if n = b.lowWork.lookup(hash); n == nil {
+			return wire.BlockHeader{}, -1, false
+		}
 	}
 	return n.header(), n.height, true
 }
