@@ -1,6 +1,8 @@
 package blockchain
 
 import (
+	"fmt"
+
 	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
@@ -297,4 +299,29 @@ func (b *BlockChain) PrefetchInputs(block *wire.MsgBlock) error {
 	}
 	_, _, err := b.cache.FetchEntries(ops, nil, nil)
 	return err
+}
+
+// SpentOutputs decodes into u the outputs that the block with the given
+// hash spent, in input order (from its undo record); indexes such as the
+// BIP158 filter index need their scripts. The genesis block spends nothing.
+// A block whose undo data was pruned gives ErrBlockPruned.
+func (b *BlockChain) SpentOutputs(hash *wire.Hash, u *database.BlockUndo) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.index.lookup(hash)
+	if n == nil {
+		return ruleError(ErrPrevBlockNotFound, "block %v not found", hash)
+	}
+	if n.parent == nil {
+		return u.Decode([]byte{0})
+	}
+	if n.status&statusUndoStored == 0 || n.status&statusDataStored == 0 {
+		return fmt.Errorf("%w: undo data of %v", ErrBlockPruned, n.hash)
+	}
+	loc := database.UndoLoc{File: n.undoFile, Offset: n.undoOffset, Size: n.undoSize}
+	raw, err := b.db.ReadUndo(loc, &n.parent.hash, nil)
+	if err != nil {
+		return err
+	}
+	return u.Decode(raw)
 }

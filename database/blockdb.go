@@ -518,3 +518,7 @@ func (b *BlockDB) Close() error {
 	}
 	return err
 }
+
+// LevelDBStats fills s with the block index LevelDB's statistics for
+// metrics.
+func (db *BlockDB) LevelDBStats(s *leveldb.DBStats) error { return db.idx.Stats(s) }

@@ -233,3 +233,7 @@ func (cs *ChainState) Stats() (UtxoStats, error) {
 	h.Sum(st.Hash[:0])
 	return st, nil
 }
+
+// LevelDBStats fills s with the chainstate LevelDB's statistics
+// (compactions, level sizes, I/O) for metrics.
+func (cs *ChainState) LevelDBStats(s *leveldb.DBStats) error { return cs.db.Stats(s) }

@@ -40,6 +40,12 @@ type Config struct {
 	// AcceptTransaction, in acceptance order: the inventory announcement
 	// hook.
 	OnAccept func(e *Entry)
+	// OnRemove, when set, is called for every transaction that leaves the
+	// pool for a reason other than inclusion in a block (conflict,
+	// replacement, expiry, size limit, reorg), with the sequence number
+	// its removal took. It runs with the pool lock held, so it must not
+	// call back into the pool: the ZMQ publisher only queues a message.
+	OnRemove func(txid wire.Hash, sequence uint64)
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -76,6 +82,9 @@ type Entry struct {
 	Time time.Time
 	// Height is the chain height when it entered.
 	Height int32
+	// Sequence is the pool's sequence number when the transaction entered
+	// (bitcoind's mempool_sequence, used by ZMQ "sequence" messages).
+	Sequence uint64
 	// SpendsCoinbase records whether any input spends a coinbase output.
 	SpendsCoinbase bool
 
@@ -433,6 +442,7 @@ func (p *Pool) addEntry(e *Entry, parents, ancestors []*Entry) {
 	p.usage += e.usage
 	p.totalVSize += e.VSize
 	p.totalFees += e.Fee
+	e.Sequence = p.sequence
 	p.sequence++
 }
 
@@ -492,8 +502,13 @@ func (p *Pool) removeSet(set []*Entry, reason removeReason) {
 		if p.est != nil && reason != removeBlock {
 			p.est.removeTx(e.TxID)
 		}
+		// Every removal takes its own sequence number, as in bitcoind;
+		// removals for a block are not reported (the block is).
+		if p.cfg.OnRemove != nil && reason != removeBlock {
+			p.cfg.OnRemove(e.TxID, p.sequence)
+		}
+		p.sequence++
 	}
-	p.sequence++
 }
 
 type removeReason uint8

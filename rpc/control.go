@@ -273,3 +273,15 @@ func handleLogging(s *Server, p *Params) (any, error) {
 	}
 	return out, nil
 }
+
+// MethodNames returns the names of the built-in methods, sorted (for
+// metrics labels).
+func MethodNames() []string {
+	m := builtinMethods()
+	out := make([]string, 0, len(m))
+	for name := range m {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -134,6 +134,9 @@ type Config struct {
 	StartTime time.Time
 	// StopMessage is the result of "stop" (default "btcd stopping").
 	StopMessage string
+	// OnCall, when set, is told of every finished method call with its
+	// duration and error (for metrics).
+	OnCall func(method string, d time.Duration, err error)
 }
 
 // activeCall is one running method for getrpcinfo.
@@ -554,10 +557,14 @@ func (s *Server) execute(req *request) (json.RawMessage, *Error) {
 // call runs a handler, turning a panic into -32603 so bad input can never
 // take the node down.
 func (s *Server) call(m *Method, p *Params) (res any, err error) {
+	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
 			log.Errorf("RPC: panic in %s: %v\n%s", m.Name, r, debug.Stack())
 			res, err = nil, NewError(ErrInternal, "Internal error")
+		}
+		if s.cfg.OnCall != nil {
+			s.cfg.OnCall(m.Name, time.Since(start), err)
 		}
 	}()
 	return m.Handler(s, p)

@@ -133,6 +133,9 @@ func TestRealSignatures(t *testing.T) {
 	if cache.Len() == 0 {
 		t.Error("signature cache unused")
 	}
+	if hits, misses := cache.Stats(); hits == 0 || misses == 0 {
+		t.Errorf("cache stats: %d hits, %d misses", hits, misses)
+	}
 }
 
 func BenchmarkVerifyInput(b *testing.B) {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"sync"
+	"sync/atomic"
 )
 
 const (
@@ -26,6 +27,8 @@ type SigCache struct {
 	entries map[[32]byte]struct{}
 	max     int
 	salt    [32]byte
+
+	hits, misses atomic.Uint64
 }
 
 // NewSigCache returns a cache holding at most maxEntries entries; zero
@@ -64,7 +67,18 @@ func (c *SigCache) has(k *[32]byte) bool {
 	c.mu.RLock()
 	_, ok := c.entries[*k]
 	c.mu.RUnlock()
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
 	return ok
+}
+
+// Stats returns how many lookups found their signature already verified
+// and how many did not, since the cache was made (for metrics).
+func (c *SigCache) Stats() (hits, misses uint64) {
+	return c.hits.Load(), c.misses.Load()
 }
 
 func (c *SigCache) add(k *[32]byte) {
