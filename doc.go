@@ -21,4 +21,21 @@
 //
 // SIGINT or SIGTERM starts a clean shutdown; a second signal exits at once
 // with status 1.
+//
+// # Server wiring (server.go)
+//
+// newServer opens, in the per-network data directory, the block store, the
+// chainstate with its UTXO cache (--utxocachemaxsize), the chain
+// (--assumevalid, --par, --sigcachemaxsize, --txindex, --prune), the
+// mempool (its ChainView and script seam are adapters over the chain and
+// txscript with the shared signature cache; mempool.dat with
+// --persistmempool; chain notifications drive BlockConnected and
+// BlockDisconnected), the ban and address managers, the connection
+// manager, the sync manager (peer/netsync) and the RPC server, whose
+// backend functions are adapters in rpcadapter.go and mining.go
+// (generatetoaddress and generateblock on regtest). --loadblock and
+// --reindex import blk files through the database's block file reader
+// (blockimport.go). Stop shuts down RPC, peers and sync, then flushes the
+// chain, saves the mempool, the peers and the bans and closes the
+// databases.
 package main

@@ -44,14 +44,14 @@ var backendLog = btclog.NewBackend(logWriter{})
 // as they gain one):
 //
 //	BTCD  package main (daemon start-up and shutdown)
-//	SRVR  package main server (until the peer/sync wiring replaces it)
+//	SRVR  package main server (wiring, connections, import, mining)
 //	CHAN  blockchain.UseLogger
 //	UTXO  * UTXO cache (database chain state)
 //	SCRP  txscript.UseLogger
 //	DB    * database
 //	INDX  * transaction index
 //	PEER  peer.UseLogger
-//	SYNC  * block/header sync manager
+//	SYNC  peer/netsync (passed in netsync.Config.Log)
 //	AMGR  addrmgr.UseLogger
 //	CMGR  connmgr.UseLogger
 //	BMGR  banmgr.UseLogger

@@ -12,6 +12,13 @@ import (
 // checkInterval is how often the loop looks for stalled peers.
 const checkInterval = 250 * time.Millisecond
 
+// maxStallTimeout caps the adaptive stall timeout (Core's
+// BLOCK_STALLING_TIMEOUT_MAX).
+const maxStallTimeout = 64 * time.Second
+
+// headersRetry paces getheaders to peers that claim a longer chain.
+const headersRetry = 30 * time.Second
+
 // loop is the event loop that owns the download state.
 func (m *Manager) loop() {
 	defer m.wg.Done()
@@ -50,6 +57,11 @@ func (m *Manager) handleEvent(ev event) {
 	case evNotFound:
 		if ps := m.peers[ev.p]; ps != nil {
 			for _, iv := range ev.inv {
+				switch iv.Type &^ wire.InvWitnessFlag {
+				case wire.InvTypeTx, wire.InvTypeWTx:
+					// Another announcer may have it.
+					m.txArrived(iv.Hash)
+				}
 				if iv.Type&^wire.InvWitnessFlag == wire.InvTypeBlock && m.requested[iv.Hash] == ps {
 					delete(m.requested, iv.Hash)
 					delete(ps.inflight, iv.Hash)
@@ -165,6 +177,7 @@ func (m *Manager) sendGetHeaders(ps *peerState, stop wire.Hash) {
 		HashStop:           stop,
 	}
 	ps.headersAsked = time.Now()
+	ps.lastHeadersAsk = ps.headersAsked
 	ps.p.QueueMessage(msg, nil)
 }
 
@@ -176,13 +189,15 @@ func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 	}
 	if _, _, ok := m.chain.HeaderByHash(&headers[0].PrevBlock); !ok {
 		// An announcement that skips blocks we lack: ask for the gap
-		// (BIP130). Repeated non-connecting headers add up to a ban.
-		if ps.p.Misbehaving(PenaltyNonConnect, "non-connecting headers") {
+		// (BIP130). As Core, every tenth such message in a row scores.
+		ps.unconnecting++
+		if ps.unconnecting%10 == 0 && ps.p.Misbehaving(PenaltyNonConnect, "non-connecting headers") {
 			return
 		}
 		m.sendGetHeaders(ps, wire.Hash{})
 		return
 	}
+	ps.unconnecting = 0
 	lastHash, lastHeight, err := m.chain.ProcessHeaders(headers)
 	if lastHeight >= 0 {
 		ps.p.UpdateLastBlockHeight(lastHeight)
@@ -247,6 +262,11 @@ func (m *Manager) handleBlock(be blockEvent) {
 		ps.addKnown(hash)
 		if requested && owner == ps {
 			ps.lastRecv = time.Now()
+			// Decay a raised stall timeout back towards the default
+			// while blocks arrive.
+			if m.stallTimeout > m.cfg.StallTimeout {
+				m.stallTimeout = max(m.cfg.StallTimeout, m.stallTimeout*85/100)
+			}
 		}
 	}
 	if !requested {
@@ -255,7 +275,9 @@ func (m *Manager) handleBlock(be blockEvent) {
 			be.p.Misbehaving(PenaltyUnrequested, "unrequested block")
 		}
 	}
+	t0 := time.Now()
 	res, err := m.chain.ProcessBlockWithFlags(blk, flags)
+	m.processTime.Add(int64(time.Since(t0)))
 	if err != nil {
 		var re *blockchain.RuleError
 		if errors.As(err, &re) {
@@ -366,15 +388,35 @@ func (m *Manager) checkStalls(now time.Time) {
 	}
 	if m.stallWait && len(m.requested) > 0 {
 		if first := m.chain.MissingBlocks(1); len(first) == 1 {
-			if owner := m.requested[first[0]]; owner != nil && now.Sub(owner.inflight[first[0]]) > m.cfg.StallTimeout && m.otherCandidates(owner) {
-				m.disconnect(owner, "stalling block download")
+			if owner := m.requested[first[0]]; owner != nil && now.Sub(owner.inflight[first[0]]) > m.stallTimeout && m.otherCandidates(owner) {
+				m.disconnect(owner, "stalling block download (timeout "+m.stallTimeout.String()+")")
+				// As Core does, double the timeout after each stall so
+				// a slow link does not make us drop every peer in turn.
+				m.stallTimeout = min(2*m.stallTimeout, maxStallTimeout)
 			}
 		}
 	}
 	if m.syncPeer == nil && len(m.peers) > 0 {
 		m.pickSyncPeer()
 	}
+	m.askBetterPeers(now)
 	m.fill()
+}
+
+// askBetterPeers sends getheaders, at most every headersRetry, to idle
+// peers claiming more blocks than our best header, so a sync peer with a
+// shorter chain cannot hold the node back.
+func (m *Manager) askBetterPeers(now time.Time) {
+	if m.IsCurrent() {
+		return
+	}
+	_, best := m.chain.BestHeader()
+	for _, ps := range m.peers {
+		if ps.syncCand && ps.headersAsked.IsZero() && max(ps.bestHeight, ps.p.LastBlock()) > best &&
+			now.Sub(ps.lastHeadersAsk) > headersRetry {
+			m.sendGetHeaders(ps, wire.Hash{})
+		}
+	}
 }
 
 func (m *Manager) otherCandidates(ps *peerState) bool {

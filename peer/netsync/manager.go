@@ -27,13 +27,17 @@ const (
 	PenaltyInvalid     = 100 // invalid header or block: ban at once
 	PenaltyUnrequested = 5   // block we did not ask for
 	PenaltyBadTx       = 100 // transaction breaking consensus rules
-	PenaltyNonConnect  = 5   // headers that do not connect
+	PenaltyNonConnect  = 20  // every tenth headers message that does not connect
 
 	// maxRejected bounds the set of recently rejected transactions.
 	maxRejected = 50000
 	// eventQueue bounds the events waiting for the loop; block events are
 	// additionally bounded by the in-flight caps.
 	eventQueue = 256
+	// blockQueue bounds decoded blocks waiting for the loop; a peer whose
+	// block does not fit waits in its reader, so at most this many blocks
+	// (plus one per peer) are held in memory.
+	blockQueue = 32
 )
 
 // Config configures a Manager.
@@ -91,12 +95,23 @@ type Manager struct {
 	peers   map[*peer.Peer]*peerState
 
 	// Loop-owned download state.
-	requested  map[wire.Hash]*peerState
-	syncPeer   *peerState
-	stallWait  bool // the window is full: idle peers wait for the first missing block
-	lastBlocks int64
-	lastTxs    int64
-	lastLog    time.Time
+	requested map[wire.Hash]*peerState
+	syncPeer  *peerState
+	stallWait bool // the window is full: idle peers wait for the first missing block
+	// stallTimeout is the current stall limit: doubled after each stall,
+	// decayed back to Config.StallTimeout while blocks arrive.
+	stallTimeout time.Duration
+	lastBlocks   int64
+	lastTxs      int64
+	lastLog      time.Time
+
+	// annMu guards lastAnnounced, the tip of the last announcement.
+	annMu         sync.Mutex
+	lastAnnounced wire.Hash
+
+	// txRequested holds transactions asked of some peer and when.
+	txReqMu     sync.Mutex
+	txRequested map[wire.Hash]time.Time
 
 	rejectMu sync.Mutex
 	rejected map[wire.Hash]struct{}
@@ -105,7 +120,11 @@ type Manager struct {
 	blocksProcessed atomic.Int64
 	txsProcessed    atomic.Int64
 	current         atomic.Bool
+	processTime     atomic.Int64 // nanoseconds spent in ProcessBlock
 }
+
+// ProcessTime returns the total time spent handing blocks to the chain.
+func (m *Manager) ProcessTime() time.Duration { return time.Duration(m.processTime.Load()) }
 
 type peerState struct {
 	p        *peer.Peer
@@ -114,9 +133,13 @@ type peerState struct {
 	lastRecv time.Time
 	// headersAsked is when we sent getheaders (zero when not waiting).
 	headersAsked time.Time
-	bestHeight   int32
-	bestHash     wire.Hash
-	syncCand     bool
+	// lastHeadersAsk is when we last sent getheaders.
+	lastHeadersAsk time.Time
+	bestHeight     int32
+	bestHash       wire.Hash
+	syncCand       bool
+	// unconnecting counts headers messages in a row that did not connect.
+	unconnecting int
 
 	knownMu sync.Mutex
 	known   map[wire.Hash]struct{} // blocks the peer has (announced or sent)
@@ -191,13 +214,17 @@ func New(cfg Config) *Manager {
 		pool:      cfg.Mempool,
 		log:       cfg.Log,
 		events:    make(chan event, eventQueue),
-		blocks:    make(chan blockEvent, eventQueue),
+		blocks:    make(chan blockEvent, blockQueue),
 		quit:      make(chan struct{}),
 		peers:     make(map[*peer.Peer]*peerState),
 		requested: make(map[wire.Hash]*peerState),
 		rejected:  make(map[wire.Hash]struct{}),
+
+		txRequested: make(map[wire.Hash]time.Time),
 	}
+	m.stallTimeout = cfg.StallTimeout
 	m.current.Store(cfg.Chain.IsCurrent())
+	m.lastAnnounced = cfg.Chain.BestSnapshot().Hash
 	cfg.Chain.Subscribe(m.onChainEvent)
 	return m
 }
@@ -265,6 +292,14 @@ func (m *Manager) onHeaders(p *peer.Peer, msg *wire.MsgHeaders) {
 }
 
 func (m *Manager) onBlock(p *peer.Peer, msg *wire.MsgBlock) {
+	// Warm the UTXO cache with the block's inputs on the peer's goroutine
+	// while the loop connects earlier blocks (PrefetchInputs takes no
+	// chain lock and tolerates coins of not yet connected blocks).
+	if len(msg.Transactions) > 1 {
+		if err := m.chain.PrefetchInputs(msg); err != nil {
+			m.log.Debugf("Prefetching inputs of %v: %v", msg.BlockHash(), err)
+		}
+	}
 	select {
 	case m.blocks <- blockEvent{p: p, block: msg}:
 	case <-m.quit:
@@ -311,12 +346,33 @@ func (m *Manager) onChainEvent(n *blockchain.Notification) {
 	}
 }
 
-// announceTip relays a new tip to peers that do not have it: headers to
-// peers that asked for them (BIP130), inv to the others.
+// maxAnnounceHeaders is how many headers a tip announcement may carry
+// (Core's MAX_BLOCKS_TO_ANNOUNCE); a longer advance is announced by inv.
+const maxAnnounceHeaders = 8
+
+// announceTip relays a new tip to peers that do not have it (BIP130):
+// peers that asked for headers get the headers connected since the last
+// announcement (so they connect), the others an inv of the tip.
 func (m *Manager) announceTip(hash wire.Hash) {
-	hdr, _, ok := m.chain.HeaderByHash(&hash)
-	if !ok {
+	m.annMu.Lock()
+	var hdrs []wire.BlockHeader
+	cur := hash
+	for len(hdrs) < maxAnnounceHeaders && cur != m.lastAnnounced {
+		h, _, ok := m.chain.HeaderByHash(&cur)
+		if !ok {
+			break
+		}
+		hdrs = append(hdrs, h)
+		cur = h.PrevBlock
+	}
+	reached := cur == m.lastAnnounced || len(hdrs) < maxAnnounceHeaders
+	m.lastAnnounced = hash
+	m.annMu.Unlock()
+	if len(hdrs) == 0 {
 		return
+	}
+	for i, j := 0, len(hdrs)-1; i < j; i, j = i+1, j-1 {
+		hdrs[i], hdrs[j] = hdrs[j], hdrs[i]
 	}
 	m.peersMu.RLock()
 	defer m.peersMu.RUnlock()
@@ -325,8 +381,13 @@ func (m *Manager) announceTip(hash wire.Hash) {
 			continue
 		}
 		ps.addKnown(hash)
-		if p.WantsHeaders() {
-			p.QueueMessage(&wire.MsgHeaders{Headers: []wire.BlockHeader{hdr}}, nil)
+		if p.WantsHeaders() && reached {
+			// Skip the headers the peer already has.
+			k := 0
+			for k < len(hdrs)-1 && ps.isKnown(hdrs[k].BlockHash()) {
+				k++
+			}
+			p.QueueMessage(&wire.MsgHeaders{Headers: hdrs[k:]}, nil)
 		} else {
 			p.QueueInventory(wire.InvVect{Type: wire.InvTypeBlock, Hash: hash})
 		}
@@ -353,21 +414,4 @@ func (m *Manager) Peers() []*peer.Peer {
 		out = append(out, p)
 	}
 	return out
-}
-
-// SyncPeerID returns the id of the headers sync peer, or -1.
-func (m *Manager) SyncPeerID() int32 {
-	id := int32(-1)
-	done := make(chan struct{})
-	// Read through the loop so the value is consistent.
-	if !m.post(event{kind: evTip, done: done}) {
-		return id
-	}
-	<-done
-	m.peersMu.RLock()
-	if m.syncPeer != nil {
-		id = m.syncPeer.p.ID()
-	}
-	m.peersMu.RUnlock()
-	return id
 }

@@ -2,6 +2,7 @@ package netsync
 
 import (
 	"errors"
+	"time"
 
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
@@ -17,15 +18,16 @@ func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
 		return
 	}
 	var want []wire.InvVect
+	now := time.Now()
 	for _, iv := range invs {
 		switch iv.Type &^ wire.InvWitnessFlag {
 		case wire.InvTypeWTx:
-			if m.pool.HasWTxID(iv.Hash) || m.isRejected(iv.Hash) {
+			if m.pool.HasWTxID(iv.Hash) || m.isRejected(iv.Hash) || !m.claimTx(iv.Hash, now) {
 				continue
 			}
 			want = append(want, wire.InvVect{Type: wire.InvTypeWTx, Hash: iv.Hash})
 		case wire.InvTypeTx:
-			if m.pool.Has(iv.Hash) || m.isRejected(iv.Hash) || m.pool.HaveOrphan(iv.Hash) {
+			if m.pool.Has(iv.Hash) || m.isRejected(iv.Hash) || m.pool.HaveOrphan(iv.Hash) || !m.claimTx(iv.Hash, now) {
 				continue
 			}
 			want = append(want, wire.InvVect{Type: wire.InvTypeWitnessTx, Hash: iv.Hash})
@@ -34,6 +36,37 @@ func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
 	if len(want) > 0 {
 		p.QueueMessage(&wire.MsgGetData{InvList: want}, nil)
 	}
+}
+
+// txRequestTimeout is how long a transaction requested from one peer is
+// not requested from others (Core's GETDATA_TX_INTERVAL).
+const txRequestTimeout = 60 * time.Second
+
+// maxTxRequests bounds the transactions tracked as requested.
+const maxTxRequests = 100_000
+
+// claimTx reports whether h should be requested now: it is not already
+// being fetched from another peer. It records the request.
+func (m *Manager) claimTx(h wire.Hash, now time.Time) bool {
+	m.txReqMu.Lock()
+	defer m.txReqMu.Unlock()
+	if t, ok := m.txRequested[h]; ok && now.Sub(t) < txRequestTimeout {
+		return false
+	}
+	if len(m.txRequested) >= maxTxRequests {
+		clear(m.txRequested)
+	}
+	m.txRequested[h] = now
+	return true
+}
+
+// txArrived forgets the requests for a transaction that arrived.
+func (m *Manager) txArrived(hs ...wire.Hash) {
+	m.txReqMu.Lock()
+	for _, h := range hs {
+		delete(m.txRequested, h)
+	}
+	m.txReqMu.Unlock()
 }
 
 func (m *Manager) isRejected(h wire.Hash) bool {
@@ -72,7 +105,22 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	wtxid := tx.WitnessHash()
 	p.AddKnownInventory(txid)
 	p.AddKnownInventory(wtxid)
-	_, _, err := m.pool.ProcessTransaction(tx, poolPeerID(p), true)
+	m.txArrived(txid, wtxid)
+	_, orphaned, err := m.pool.ProcessTransaction(tx, poolPeerID(p), true)
+	if orphaned {
+		// Ask the sender for the parents it must have had.
+		var want []wire.InvVect
+		for i := range tx.TxIn {
+			h := tx.TxIn[i].PreviousOutPoint.Hash
+			if !m.pool.Has(h) && !m.pool.HaveOrphan(h) && !m.isRejected(h) {
+				want = append(want, wire.InvVect{Type: wire.InvTypeWitnessTx, Hash: h})
+			}
+		}
+		if len(want) > 0 {
+			p.QueueMessage(&wire.MsgGetData{InvList: want}, nil)
+		}
+		return
+	}
 	if err == nil {
 		return
 	}
