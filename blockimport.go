@@ -142,7 +142,7 @@ func (s *server) importFile(path string) (blocks, txs int, err error) {
 }
 
 func (s *server) importBlock(b *wire.MsgBlock) bool {
-	res, err := s.chain.ProcessBlock(b)
+	res, err := s.processBlock(b)
 	if err != nil {
 		var re *blockchain.RuleError
 		if errors.As(err, &re) {

@@ -45,13 +45,21 @@ type blockTemplate struct {
 	CurTime                  int64             `json:"curtime"`
 	Bits                     string            `json:"bits"`
 	Height                   int32             `json:"height"`
+	SignetChallenge          string            `json:"signet_challenge,omitempty"`
 	DefaultWitnessCommitment string            `json:"default_witness_commitment,omitempty"`
 }
 
 // getBlockTemplate answers getblocktemplate in template mode (the rpc
-// package has checked the mode and the segwit rule). Long polling is not
-// supported: longpollid is returned but not waited on.
-func (s *server) getBlockTemplate(map[string]any) (any, error) {
+// package has checked the mode and the segwit rule), and dispatches
+// proposals and long polls (rpcadapter_gbt.go).
+func (s *server) getBlockTemplate(req map[string]any) (any, error) {
+	if mode, _ := req["mode"].(string); mode == "proposal" {
+		return s.blockProposal(req) // rpcadapter_gbt.go
+	}
+	if err := s.templateRules(req); err != nil {
+		return nil, err
+	}
+	s.waitLongPoll(req)
 	if s.cfg.netName != "regtest" && len(s.peerList()) == 0 {
 		return nil, rpc.NewError(rpc.ErrClientNotConnected, "Bitcoin is not connected!")
 	}
@@ -84,10 +92,17 @@ func (s *server) getBlockTemplate(map[string]any) (any, error) {
 	root := blk.WitnessMerkleRoot()
 	commit := blockchain.WitnessCommitment(&root, make([]byte, 32))
 	height := tip.Height + 1
+	rules := []string{"csv", "!segwit", "taproot"}
+	var challenge string
+	if s.cfg.params.IsSignet() {
+		rules = append(rules, "!signet")
+		challenge = hex.EncodeToString(s.cfg.params.SignetChallenge)
+	}
 	return &blockTemplate{
+		SignetChallenge:          challenge,
 		Capabilities:             []string{"proposal"},
 		Version:                  0x20000000,
-		Rules:                    []string{"csv", "!segwit", "taproot"},
+		Rules:                    rules,
 		VBAvailable:              map[string]int{},
 		PreviousBlockHash:        tip.Hash.String(),
 		Transactions:             txs,

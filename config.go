@@ -14,6 +14,7 @@ import (
 
 	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/wire"
+	"github.com/btcnode/btcd/zmq"
 )
 
 const (
@@ -156,6 +157,25 @@ type MempoolOptions struct {
 	DataCarrierSize uint32  `long:"datacarriersize" description:"Maximum size in bytes of data in data carrier (OP_RETURN) outputs we relay and mine"`
 }
 
+// NotifyOptions are the optional indexes, notification publishers and
+// the metrics endpoint, all off by default. The ZMQ options carry
+// bitcoind's names so existing bitcoind configurations work unchanged.
+type NotifyOptions struct {
+	BlockFilterIndex   bool     `long:"blockfilterindex" description:"Maintain the BIP158 basic block filter index (bitcoind's -blockfilterindex=basic; here a boolean) for the getblockfilter RPC and --peerblockfilters"`
+	PeerBlockFilters   bool     `long:"peerblockfilters" description:"Serve BIP157 compact block filters to peers (getcfilters, getcfheaders, getcfcheckpt) and advertise NODE_COMPACT_FILTERS; requires --blockfilterindex"`
+	ZMQPubHashBlock    []string `long:"zmqpubhashblock" description:"Publish block hashes on this ZeroMQ address (tcp://host:port or ipc:///path); may be repeated"`
+	ZMQPubHashTx       []string `long:"zmqpubhashtx" description:"Publish transaction hashes on this ZeroMQ address; may be repeated"`
+	ZMQPubRawBlock     []string `long:"zmqpubrawblock" description:"Publish serialized blocks on this ZeroMQ address; may be repeated"`
+	ZMQPubRawTx        []string `long:"zmqpubrawtx" description:"Publish serialized transactions on this ZeroMQ address; may be repeated"`
+	ZMQPubSequence     []string `long:"zmqpubsequence" description:"Publish block connect/disconnect and mempool accept/remove events on this ZeroMQ address; may be repeated"`
+	ZMQPubHashBlockHWM int      `long:"zmqpubhashblockhwm" description:"Outbound message high-water mark of the hashblock publisher (0 = unlimited)"`
+	ZMQPubHashTxHWM    int      `long:"zmqpubhashtxhwm" description:"Outbound message high-water mark of the hashtx publisher (0 = unlimited)"`
+	ZMQPubRawBlockHWM  int      `long:"zmqpubrawblockhwm" description:"Outbound message high-water mark of the rawblock publisher (0 = unlimited)"`
+	ZMQPubRawTxHWM     int      `long:"zmqpubrawtxhwm" description:"Outbound message high-water mark of the rawtx publisher (0 = unlimited)"`
+	ZMQPubSequenceHWM  int      `long:"zmqpubsequencehwm" description:"Outbound message high-water mark of the sequence publisher (0 = unlimited)"`
+	Metrics            string   `long:"metrics" description:"Serve Prometheus metrics at /metrics on this address; a bare port (or :port) means 127.0.0.1:port (off by default; no authentication)"`
+}
+
 // config holds every daemon option. Tagged fields come from the command line
 // and the config file; the unexported fields below them are derived by
 // loadConfig so consumers never re-parse strings.
@@ -166,6 +186,7 @@ type config struct {
 	RPCOptions     `group:"RPC Options"`
 	ChainOptions   `group:"Chain and Database Options"`
 	MempoolOptions `group:"Mempool and Relay Options"`
+	NotifyOptions  `group:"Index, Notification and Metrics Options"`
 
 	params           *chaincfg.Params
 	netName          string // mainnet, testnet3, testnet4, signet, regtest
@@ -176,6 +197,7 @@ type config struct {
 	scriptThreads    int    // --par resolved against the CPU count
 	profileAddr      string // --profile normalized to host:port
 	debugLevels      debugLevels
+	metricsAddr      string // --metrics normalized to host:port
 }
 
 // assumeValidMode says where the assume-valid block comes from.
@@ -204,6 +226,11 @@ func defaultConfig() config {
 	cfg.MaxMempool = defaultMaxMempoolMB
 	cfg.MempoolExpiry = defaultMempoolExpiryHrs
 	cfg.DataCarrierSize = defaultDataCarrierSize
+	cfg.ZMQPubHashBlockHWM = zmq.DefaultHWM
+	cfg.ZMQPubHashTxHWM = zmq.DefaultHWM
+	cfg.ZMQPubRawBlockHWM = zmq.DefaultHWM
+	cfg.ZMQPubRawTxHWM = zmq.DefaultHWM
+	cfg.ZMQPubSequenceHWM = zmq.DefaultHWM
 	return cfg
 }
 
@@ -405,7 +432,10 @@ func (cfg *config) validate() error {
 	if err := cfg.validateChain(); err != nil {
 		return err
 	}
-	return cfg.validateMempool()
+	if err := cfg.validateMempool(); err != nil {
+		return err
+	}
+	return cfg.validateNotify()
 }
 
 // selectNetwork applies the network flags, which are mutually exclusive.

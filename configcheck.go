@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/btcnode/btcd/metrics"
 	"github.com/btcnode/btcd/wire"
+	"github.com/btcnode/btcd/zmq"
 )
 
 // validateP2P checks the peer-to-peer options and applies btcd's implied
@@ -166,6 +168,65 @@ func (cfg *config) validateMempool() error {
 		return invalidf("--mempoolexpiry: %d hours is too large", cfg.MempoolExpiry)
 	}
 	return nil
+}
+
+// validateNotify checks the index, ZMQ and metrics options. ZMQ addresses
+// are parsed here so a typo fails with the option's name before any
+// database is opened; binding them happens at start-up.
+func (cfg *config) validateNotify() error {
+	if cfg.PeerBlockFilters && !cfg.BlockFilterIndex {
+		return conflictf("--peerblockfilters: requires --blockfilterindex")
+	}
+	if cfg.BlockFilterIndex && cfg.Prune != 0 {
+		// The index is built from blocks and their undo data, which
+		// pruning deletes; pruning does not yet wait for the index.
+		return conflictf("--blockfilterindex: can not be used together with --prune")
+	}
+	zc := cfg.zmqConfig()
+	for _, o := range []struct {
+		name  string
+		addrs []string
+		hwm   int
+	}{
+		{"zmqpubhashblock", zc.PubHashBlock, zc.PubHashBlockHWM},
+		{"zmqpubhashtx", zc.PubHashTx, zc.PubHashTxHWM},
+		{"zmqpubrawblock", zc.PubRawBlock, zc.PubRawBlockHWM},
+		{"zmqpubrawtx", zc.PubRawTx, zc.PubRawTxHWM},
+		{"zmqpubsequence", zc.PubSequence, zc.PubSequenceHWM},
+	} {
+		if o.hwm < 0 {
+			return invalidf("--%shwm: must not be negative, got %d", o.name, o.hwm)
+		}
+		for _, a := range o.addrs {
+			if _, _, _, err := zmq.ParseAddress(o.name, a); err != nil {
+				return invalidf("--%s: %v", o.name, err)
+			}
+		}
+	}
+	if cfg.Metrics != "" {
+		addr, err := metrics.NormalizeAddr(cfg.Metrics)
+		if err != nil {
+			return invalidf("--metrics: %v", err)
+		}
+		cfg.metricsAddr = addr
+	}
+	return nil
+}
+
+// zmqConfig returns the ZMQ publisher options in the zmq package's shape.
+func (cfg *config) zmqConfig() zmq.Config {
+	return zmq.Config{
+		PubHashBlock:    cfg.ZMQPubHashBlock,
+		PubHashTx:       cfg.ZMQPubHashTx,
+		PubRawBlock:     cfg.ZMQPubRawBlock,
+		PubRawTx:        cfg.ZMQPubRawTx,
+		PubSequence:     cfg.ZMQPubSequence,
+		PubHashBlockHWM: cfg.ZMQPubHashBlockHWM,
+		PubHashTxHWM:    cfg.ZMQPubHashTxHWM,
+		PubRawBlockHWM:  cfg.ZMQPubRawBlockHWM,
+		PubRawTxHWM:     cfg.ZMQPubRawTxHWM,
+		PubSequenceHWM:  cfg.ZMQPubSequenceHWM,
+	}
 }
 
 // normalizeAddresses adds defaultPort to addresses without one, checks the

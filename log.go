@@ -10,6 +10,7 @@ import (
 	"github.com/btcsuite/btclog"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/blockfilter"
 	"github.com/btcnode/btcd/internal/logrotate"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/peer/addrmgr"
@@ -17,6 +18,7 @@ import (
 	"github.com/btcnode/btcd/peer/connmgr"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/txscript"
+	"github.com/btcnode/btcd/zmq"
 )
 
 // logWriter sends every log line to stdout and, once initLogRotator has run,
@@ -49,7 +51,7 @@ var backendLog = btclog.NewBackend(logWriter{})
 //	UTXO  * UTXO cache (database chain state)
 //	SCRP  txscript.UseLogger
 //	DB    * database
-//	INDX  * transaction index
+//	INDX  blockfilter.UseLogger (BIP158 filter index; * transaction index)
 //	PEER  peer.UseLogger
 //	SYNC  peer/netsync (passed in netsync.Config.Log)
 //	AMGR  addrmgr.UseLogger
@@ -57,6 +59,7 @@ var backendLog = btclog.NewBackend(logWriter{})
 //	BMGR  banmgr.UseLogger
 //	MEMP  * mempool
 //	RPCS  rpc.UseLogger
+//	ZMQ   zmq.UseLogger
 var (
 	btcdLog = backendLog.Logger("BTCD")
 	srvrLog = backendLog.Logger("SRVR")
@@ -72,6 +75,7 @@ var (
 	bmgrLog = backendLog.Logger("BMGR")
 	mempLog = backendLog.Logger("MEMP")
 	rpcsLog = backendLog.Logger("RPCS")
+	zmqLog  = backendLog.Logger("ZMQ")
 )
 
 // subsystemLoggers maps each subsystem tag to its logger; --debuglevel
@@ -91,6 +95,7 @@ var subsystemLoggers = map[string]btclog.Logger{
 	"BMGR": bmgrLog,
 	"MEMP": mempLog,
 	"RPCS": rpcsLog,
+	"ZMQ":  zmqLog,
 }
 
 // useLoggers gives each package its subsystem logger. It runs once at
@@ -104,6 +109,8 @@ func useLoggers() {
 	connmgr.UseLogger(cmgrLog)
 	banmgr.UseLogger(bmgrLog)
 	rpc.UseLogger(rpcsLog)
+	zmq.UseLogger(zmqLog)
+	blockfilter.UseLogger(indxLog)
 }
 
 // initLogRotator starts writing log lines to logFile in addition to stdout.

@@ -79,7 +79,7 @@ func (s *server) generate(n int, script []byte, maxTries uint64, txs []*wire.Msg
 }
 
 func (s *server) submitMined(blk *wire.MsgBlock) error {
-	res, err := s.chain.ProcessBlock(blk)
+	res, err := s.processBlock(blk)
 	if err != nil {
 		var re *blockchain.RuleError
 		if errors.As(err, &re) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcsuite/btclog"
+	"github.com/syndtr/goleveldb/leveldb"
 )
 
 // rpcNetParams maps the network to the RPC package's address encoding.
@@ -40,6 +42,11 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Mempool: s.mempoolBackend(),
 		Mining:  s.miningBackend(),
 		Net:     s.netBackend(),
+	}
+	s.extendRPCBackend(&backend) // filterwire.go, metricswire.go
+	backend.Mining.SubmitHeader = s.submitHeader
+	if backend.Mining.GenerateBlock != nil {
+		backend.Mining.GenerateBlock = s.generateBlockChecked // rpcadapter_gbt.go
 	}
 	return rpc.New(rpc.Config{
 		Listeners:   cfg.RPCListeners,
@@ -73,6 +80,7 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		},
 		LogPath:   cfg.LogDir,
 		StartTime: s.startTime,
+		OnCall:    s.rpcOnCall(), // metricswire.go
 	})
 }
 
@@ -201,23 +209,23 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 				return nil, err
 			}
 			txs, disk := int64(st.Txs), st.DiskBytes
+			var ls leveldb.DBStats
+			if s.cs.LevelDBStats(&ls) == nil && ls.LevelSizes.Sum() > 0 {
+				// Like Core, the table files' size (the kv byte
+				// count is only the fallback).
+				disk = ls.LevelSizes.Sum()
+			}
 			return &rpc.TxOutSetInfo{
 				Height:       st.Best.Height,
 				BestBlock:    st.Best.Hash.String(),
 				TxOuts:       int64(st.Outputs),
-				BogoSize:     disk,
+				BogoSize:     estimateBogoSize(&st),
 				Transactions: &txs,
 				DiskSize:     &disk,
 				TotalAmount:  rpc.FormatBTC(st.TotalAmount),
 			}, nil
 		},
-		PruneBlockchain: func(height int64) (int64, error) {
-			if !c.Pruned() {
-				return 0, rpc.NewError(rpc.ErrMisc, "Cannot prune blocks because node is not in prune mode.")
-			}
-			h, err := c.PruneBlockchain(int32(min(height, 1<<31-1)))
-			return int64(h), err
-		},
+		PruneBlockchain: s.pruneBlockchain,
 		PreciousBlock: func(hash wire.Hash) error {
 			return rpcChainErr(c.PreciousBlock(&hash))
 		},
@@ -227,7 +235,16 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 		ReconsiderBlock: func(hash wire.Hash) error {
 			return rpcChainErr(c.ReconsiderBlock(&hash))
 		},
-		Transaction: s.lookupTransaction,
+		Transaction:      s.lookupTransaction,
+		BlockPrevOuts:    s.blockPrevOuts,
+		BlockStats:       s.blockStats,
+		ChainTxStats:     s.chainTxStats,
+		TxOutProof:       s.txOutProof,
+		VerifyTxOutProof: s.verifyTxOutProof,
+		VerifyChain:      s.verifyChain,
+		DeploymentInfo:   s.deploymentInfo,
+		TxPrevOuts:       s.txPrevOuts,
+		IndexInfo:        s.indexInfo,
 	}
 }
 
@@ -327,6 +344,19 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 		},
 		TxIDs: func() ([]wire.Hash, uint64, error) {
 			return p.TxIDs(), p.Sequence(), nil
+		},
+		SpentBy: func(op wire.OutPoint) (wire.Hash, bool, error) {
+			if e, ok := p.SpentBy(op); ok {
+				return e.TxID, true, nil
+			}
+			return wire.Hash{}, false, nil
+		},
+		Save: func() (string, error) {
+			path := filepath.Join(s.cfg.DataDir, mempoolFile)
+			if err := p.SaveFile(path); err != nil {
+				return "", rpc.NewError(rpc.ErrMisc, "Unable to dump mempool to disk")
+			}
+			return path, nil
 		},
 		Entry: func(txid wire.Hash) (*rpc.MempoolEntry, error) {
 			e, ok := p.Get(txid)
@@ -447,12 +477,17 @@ func (s *server) mempoolEntry(e *mempool.Entry) *rpc.MempoolEntry {
 		},
 		Depends:           hs(parents),
 		SpentBy:           hs(children),
-		BIP125Replaceable: true,
+		BIP125Replaceable: s.signalsRBF(e),
 	}
 }
 
 func (s *server) netBackend() *rpc.NetBackend {
+	ns := s.newNetState()
 	return &rpc.NetBackend{
+		NetTotals:        func() (*rpc.NetTotals, error) { return s.netTotals(ns) },
+		SetNetworkActive: func(active bool) (bool, error) { return s.setNetworkActive(ns, active) },
+		NodeAddresses:    s.nodeAddresses,
+		AddedNodeInfo:    s.addedNodeInfo,
 		AddNode: func(node, command string, _ bool) error {
 			addr := normalizePeerAddr(node, s.cfg.params.DefaultPort)
 			switch command {
@@ -509,7 +544,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 				Connections:        in + out,
 				ConnectionsIn:      in,
 				ConnectionsOut:     out,
-				NetworkActive:      true,
+				NetworkActive:      ns.active.Load(),
 				Networks:           []rpc.NetworkEntry{},
 				RelayFee:           rpc.FormatBTC(s.cfg.minRelayTxFeeSat),
 				IncrementalFee:     rpc.FormatBTC(100),

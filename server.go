@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/blockfilter"
 	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/metrics"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/peer/banmgr"
@@ -24,6 +26,7 @@ import (
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
+	"github.com/btcnode/btcd/zmq"
 )
 
 // mempoolFile is the name of the persisted mempool in the data directory.
@@ -50,6 +53,15 @@ type server struct {
 	cm       *connmgr.Manager
 	sync     *netsync.Manager
 	rpc      *rpc.Server
+
+	// Optional indexes, notifications and metrics; nil when disabled.
+	filters      *blockfilter.Index
+	filterKick   chan struct{} // capacity 1: "the tip moved, catch up"
+	filterCancel context.CancelFunc
+	filterDone   chan struct{}
+	zmq          *zmq.Notifier
+	metrics      *metrics.Metrics
+	metricsSrv   *metrics.Server
 
 	listeners []net.Listener
 	peerCfg   peer.Config
@@ -95,6 +107,9 @@ func newServer(cfg *config) (_ *server, err error) {
 	rand.Read(s.evictKey[:])
 	defer func() {
 		if err != nil {
+			s.closeMetrics()
+			s.closeZMQ()
+			s.closeFilterIndex()
 			if s.chain != nil {
 				s.chain.Close()
 			}
@@ -113,9 +128,16 @@ func newServer(cfg *config) (_ *server, err error) {
 	if err := s.openChain(); err != nil {
 		return nil, err
 	}
+	if err := s.openFilterIndex(); err != nil {
+		return nil, err
+	}
+	if err := s.newZMQ(); err != nil {
+		return nil, err
+	}
+	s.newMetrics()
 	s.newMempool()
 
-	s.sync = netsync.New(netsync.Config{
+	syncCfg := netsync.Config{
 		Chain:      s.chain,
 		Mempool:    s.pool,
 		BlocksOnly: cfg.BlocksOnly,
@@ -124,7 +146,15 @@ func newServer(cfg *config) (_ *server, err error) {
 			return st.MemUsage, st.MaxBytes
 		},
 		Log: syncLog,
-	})
+	}
+	if cfg.PeerBlockFilters {
+		syncCfg.Filters = s.filters
+	}
+	if s.metrics != nil {
+		syncCfg.OnBlockProcessed = s.metrics.BlockValidated
+		syncCfg.OnTxRejected = s.recordReject
+	}
+	s.sync = netsync.New(syncCfg)
 	if err := s.newPeerLayer(); err != nil {
 		return nil, err
 	}
@@ -133,6 +163,11 @@ func newServer(cfg *config) (_ *server, err error) {
 			s.closeListeners()
 			return nil, err
 		}
+		s.registerZMQRPC()
+	}
+	if err := s.serveMetrics(); err != nil {
+		s.closeListeners()
+		return nil, err
 	}
 	if reindexDir != "" {
 		cfg.LoadBlocks = append([]string{reindexDir}, cfg.LoadBlocks...)
@@ -214,6 +249,11 @@ func (s *server) newMempool() {
 		if s.sync != nil {
 			s.sync.RelayTransaction(e)
 		}
+		s.zmq.TxAccepted(e.Tx, e.Sequence)
+		s.metrics.TxAccepted()
+	}
+	if s.zmq != nil {
+		mc.OnRemove = s.zmq.TxRemoved
 	}
 	s.pool = mempool.New(mc)
 	if cfg.PersistMempool {
@@ -235,8 +275,18 @@ func (s *server) newMempool() {
 			if s.sync != nil {
 				s.sync.ClearRejected()
 			}
+			s.kickFilterIndex()
 		}
 	})
+	// The publishers and metrics see events after the mempool has
+	// applied them (subscribers run in registration order).
+	if s.zmq != nil {
+		s.chain.Subscribe(s.zmqNotify)
+	}
+	if s.metrics != nil {
+		cm := &chainMetrics{m: s.metrics}
+		s.chain.Subscribe(cm.notify)
+	}
 }
 
 // verifyScripts is the mempool's script seam over txscript with the shared
@@ -287,7 +337,7 @@ func (s *server) newPeerLayer() error {
 
 	s.peerCfg = peer.Config{
 		Net:              cfg.params.Net,
-		Services:         peer.Services(cfg.Prune > 0, false),
+		Services:         peer.Services(cfg.Prune > 0, cfg.PeerBlockFilters),
 		UserAgent:        peer.UserAgent(appName, version()),
 		BestHeight:       func() int32 { return s.chain.BestSnapshot().Height },
 		DisableRelayTx:   cfg.BlocksOnly,
@@ -300,6 +350,7 @@ func (s *server) newPeerLayer() error {
 		Log:              peerLog,
 	}
 	s.sync.SetListeners(&s.peerCfg.Listeners)
+	s.hookPeerMetrics(&s.peerCfg.Listeners)
 	s.peerCfg.Listeners.OnVerAck = func(p *peer.Peer) {
 		if na, ok := p.NetAddress(); ok && !p.Inbound() {
 			s.addrs.Good(na)
@@ -491,6 +542,9 @@ func (s *server) runPeer(p *peer.Peer, req *connmgr.ConnReq) {
 		delete(s.peers, p.ID())
 		s.mu.Unlock()
 		s.sync.DonePeer(p)
+		if errors.Is(p.Err(), peer.ErrBanned) {
+			s.metrics.PeerBanned()
+		}
 		srvrLog.Debugf("Peer %v disconnected: %v", p, p.Err())
 	}()
 }
@@ -501,6 +555,7 @@ func (s *server) Start() {
 	s.startOnce.Do(func() {
 		srvrLog.Trace("Starting server")
 		s.sync.Start()
+		s.startFilterIndex()
 		if len(s.listeners) == 0 {
 			srvrLog.Info("Not listening for inbound connections (--nolisten, --connect or --proxy)")
 		}
@@ -570,6 +625,7 @@ func (s *server) Stop() {
 		if s.rpc != nil {
 			s.rpc.Stop()
 		}
+		s.closeMetrics()
 		s.mu.Lock()
 		close(s.quit)
 		peers := make([]*serverPeer, 0, len(s.peers))
@@ -583,9 +639,11 @@ func (s *server) Stop() {
 		}
 		s.wg.Wait()
 		s.sync.Stop()
+		s.stopFilterIndex()
 		if err := s.chain.Close(); err != nil {
 			srvrLog.Errorf("Flushing chain state: %v", err)
 		}
+		s.closeZMQ()
 		if s.cfg.PersistMempool {
 			path := filepath.Join(s.cfg.DataDir, mempoolFile)
 			if err := s.pool.SaveFile(path); err != nil {

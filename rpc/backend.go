@@ -39,7 +39,8 @@ type ChainBackend struct {
 	// ChainTips lists the known tips.
 	ChainTips func() ([]ChainTip, error)
 	// ChainTxStats computes statistics over nblocks blocks ending at
-	// hash (nblocks 0 means one month of blocks).
+	// hash (nblocks -1: the default window of one month of blocks; 0 is
+	// an empty window). The block must be in the active chain.
 	ChainTxStats func(nblocks int32, hash wire.Hash) (*ChainTxStats, error)
 	// BlockStats computes all statistics of a block.
 	BlockStats func(hash wire.Hash) (*BlockStats, error)
@@ -66,6 +67,16 @@ type ChainBackend struct {
 	PruneBlockchain func(height int64) (int64, error)
 	// VerifyChain checks the last nblocks (0: all) at checkLevel (0-4).
 	VerifyChain func(checkLevel, nblocks int32) (bool, error)
+	// TxPrevOuts optionally returns the outputs a confirmed transaction
+	// of the given block spent, one per input, for getrawtransaction
+	// verbosity 2 (nil: omit fee and prevouts, as bitcoind does for
+	// mempool transactions and blocks without undo data).
+	TxPrevOuts func(tx *wire.MsgTx, blockHash wire.Hash) ([]PrevOut, error)
+	// IndexInfo reports the optional indexes by getindexinfo name
+	// ("txindex", "basic block filter index").
+	IndexInfo func() (map[string]IndexInfo, error)
+	// DeploymentInfo reports the soft-fork deployments' state at a block.
+	DeploymentInfo func(hash wire.Hash) (*DeploymentInfo, error)
 	// Transaction finds a transaction (mempool, txindex, or the given
 	// block), or ErrTxNotFound.
 	Transaction func(txid wire.Hash, blockHash *wire.Hash) (*TxLookup, error)
@@ -116,6 +127,12 @@ type MempoolBackend struct {
 	// TestAccept checks transactions (a package when several) without
 	// adding them.
 	TestAccept func(txs []*wire.MsgTx, maxFeeRate int64) ([]MempoolAcceptResult, error)
+	// SpentBy names the pool transaction spending op, if any
+	// (gettxspendingprevout).
+	SpentBy func(op wire.OutPoint) (wire.Hash, bool, error)
+	// Save writes the pool to its file and returns the file's path
+	// (savemempool).
+	Save func() (string, error)
 	// EstimateSmartFee estimates a fee rate for confirmation within
 	// confTarget blocks ("unset", "economical" or "conservative").
 	EstimateSmartFee func(confTarget int64, mode string) (*EstimateSmartFeeResult, error)

@@ -159,11 +159,13 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 			Result:    `{ "time", "txcount", "window_final_block_hash", "window_final_block_height", "window_block_count", "window_interval", "window_tx_count", "txrate" }`,
 			Available: chainHas(func(c *ChainBackend) bool { return c.ChainTxStats != nil && c.BestBlock != nil }),
 			Handler: func(s *Server, p *Params) (any, error) {
-				n, err := p.Int(0, 0)
+				// -1 asks the backend for its default window: an
+				// explicit 0 is a valid, empty window.
+				n, err := p.Int(0, -1)
 				if err != nil {
 					return nil, err
 				}
-				if n < 0 || n > 1<<31-1 {
+				if p.Has(0) && n < 0 || n > 1<<31-1 {
 					return nil, NewError(ErrInvalidParam, "Invalid block count: should be between 0 and the block's height - 1")
 				}
 				var h wire.Hash
@@ -238,11 +240,11 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 		{
 			Name: "gettxoutsetinfo", Category: "blockchain",
 			Description: "Returns statistics about the unspent transaction output set.\nNote this call may take some time.",
-			Args:        []Arg{{Name: "hash_type", Type: ArgStr, Optional: true, Default: `"hash_serialized_3"`, Description: "Which UTXO set hash should be calculated. Options: 'hash_serialized_3', 'muhash', 'none'."}},
+			Args:        []Arg{{Name: "hash_type", Type: ArgStr, Optional: true, Default: `"none"`, Description: "Which UTXO set hash should be calculated. Options: 'hash_serialized_3', 'muhash', 'none' (this node computes only 'none': its default, unlike bitcoind's 'hash_serialized_3')."}},
 			Result:      `{ "height", "bestblock", "txouts", "bogosize", "hash_serialized_3"?, "muhash"?, "transactions"?, "disk_size"?, "total_amount" }`,
 			Available:   chainHas(func(c *ChainBackend) bool { return c.TxOutSetInfo != nil }),
 			Handler: func(s *Server, p *Params) (any, error) {
-				ht, err := p.Str(0, "hash_serialized_3")
+				ht, err := p.Str(0, "none")
 				if err != nil {
 					return nil, err
 				}
@@ -441,6 +443,9 @@ func handleGetBlock(s *Server, p *Params) (any, error) {
 		if prev, err = c.BlockPrevOuts(h); err != nil {
 			return nil, err
 		}
+		if len(prev) != len(blk.Transactions)-1 {
+			prev = nil // a record of another block: report no prevouts
+		}
 	}
 	j := 0 // index into prev, which skips the coinbase
 	for i, tx := range blk.Transactions {
@@ -625,6 +630,11 @@ func handleGetRawTransaction(s *Server, p *Params) (any, error) {
 	var prev []PrevOut
 	if verbosity >= 2 {
 		prev = lk.PrevOuts
+		if c := s.chain(); prev == nil && lk.BlockHash != nil && c.TxPrevOuts != nil {
+			// Errors only mean no undo data: the result then lacks
+			// fee and prevouts, as bitcoind's.
+			prev, _ = c.TxPrevOuts(lk.Tx, *lk.BlockHash)
+		}
 	}
 	r := txToResult(lk.Tx, &s.cfg.Net, true, prev, verbosity >= 2)
 	r.InActiveChain = lk.InActiveChain

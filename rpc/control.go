@@ -16,6 +16,8 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(rawTxMethods()...)
 	r.add(utilMethods()...)
 	r.add(chainMethods()...)
+	r.add(deploymentMethods()...)
+	r.add(extraMethods()...)
 	r.add(mempoolMethods()...)
 	r.add(miningMethods()...)
 	r.add(netMethods()...)

@@ -32,6 +32,11 @@
 //	err = srv.Start()
 //	defer srv.Stop() // removes the cookie
 //
+// merkleproof.go encodes and decodes gettxoutproof's BIP37 merkle-block
+// proofs (Core's CPartialMerkleTree layout) for the daemon's backend;
+// extra.go holds the waitfor* family, gettxspendingprevout, getindexinfo,
+// savemempool and echo; deployment.go getdeploymentinfo.
+//
 // Disassembly, script classification and hash160 come from package txscript
 // through the thin wrappers in script.go. Address decoding stays in
 // address.go because validateaddress needs bitcoind's exact error messages

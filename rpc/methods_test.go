@@ -245,13 +245,15 @@ func TestRegisteredMethods(t *testing.T) {
 		"blockchain": {"getbestblockhash", "getblock", "getblockchaininfo", "getblockcount", "getblockfilter", "getblockhash",
 			"getblockheader", "getblockstats", "getchaintips", "getchaintxstats", "getdifficulty", "getmempoolancestors",
 			"getmempooldescendants", "getmempoolentry", "getmempoolinfo", "getrawmempool", "gettxout", "gettxoutproof",
-			"gettxoutsetinfo", "preciousblock", "pruneblockchain", "verifychain", "verifytxoutproof", "invalidateblock", "reconsiderblock"},
+			"gettxoutsetinfo", "preciousblock", "pruneblockchain", "verifychain", "verifytxoutproof", "invalidateblock", "reconsiderblock",
+			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool"},
+		"hidden":          {"echo", "echojson"},
 		"control":         {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
 		"mining":          {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader"},
 		"generating":      {"generatetoaddress", "generateblock", "generatetodescriptor"},
 		"network":         {"addnode", "clearbanned", "disconnectnode", "getaddednodeinfo", "getconnectioncount", "getnettotals", "getnetworkinfo", "getnodeaddresses", "getpeerinfo", "listbanned", "ping", "setban", "setnetworkactive"},
 		"rawtransactions": {"getrawtransaction", "sendrawtransaction", "testmempoolaccept", "decoderawtransaction", "createrawtransaction", "combinerawtransaction", "decodescript"},
-		"util":            {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage"},
+		"util":            {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage", "getindexinfo"},
 	}
 	n := 0
 	for cat, names := range want {

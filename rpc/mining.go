@@ -189,7 +189,7 @@ For full specification, see BIPs 22, 23, 9, and 145.`,
 			Description: "Mine a set of ordered transactions to a specified address or descriptor and return the block hash.",
 			Args: []Arg{
 				{Name: "output", Type: ArgStr, Description: "The address or descriptor to send the newly generated bitcoin to."},
-				{Name: "transactions", Type: ArgArr, Description: "An array of hex strings which are raw transactions."},
+				{Name: "transactions", Type: ArgArr, Description: "An array of hex strings which are either txids or raw transactions.\nTxids must reference transactions currently in the mempool.\nAll transactions must be valid and in valid order, otherwise the block will be rejected."},
 				{Name: "submit", Type: ArgBool, Optional: true, Default: "true", Description: "Whether to submit the block before the RPC call returns or to return it as hex."},
 			},
 			Result:    `{ "hash" : "hex", "hex" : "str" (if submit=false) }`,
@@ -243,9 +243,24 @@ func handleGenerateBlock(s *Server, p *Params) (any, error) {
 		if jsonKind(r) != "string" || json.Unmarshal(r, &h) != nil {
 			return nil, typeError(r, "string")
 		}
+		// A txid names a mempool transaction; anything else must be a
+		// raw transaction.
+		if len(h) == 64 && isHex(h) {
+			id, _ := parseHashV(h, "txid")
+			c := s.chain()
+			if c == nil || c.Transaction == nil {
+				return nil, Errorf(ErrInvalidAddress, "Transaction %s not in mempool.", h)
+			}
+			lk, err := c.Transaction(id, nil)
+			if err != nil || lk.BlockHash != nil {
+				return nil, Errorf(ErrInvalidAddress, "Transaction %s not in mempool.", h)
+			}
+			txs = append(txs, lk.Tx)
+			continue
+		}
 		tx, ok := decodeTxHex(h, true, true)
 		if !ok {
-			return nil, Errorf(ErrDeserialization, "Transaction decode failed for %s. Make sure the tx has at least one input.", h)
+			return nil, Errorf(ErrDeserialization, "Transaction decode failed: %s. Make sure the tx has at least one input.", h)
 		}
 		txs = append(txs, tx)
 	}

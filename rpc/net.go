@@ -78,7 +78,7 @@ To disconnect by nodeid, either set 'address' to the empty string, or call using
 					}
 					return nil, s.net().DisconnectNode("", id, true)
 				}
-				return nil, NewError(ErrInvalidParam, "Only one of address and nodeid should be provided.")
+				return nil, NewError(ErrInvalidParams, "Only one of address and nodeid should be provided.")
 			},
 		},
 		{

@@ -163,6 +163,8 @@ type Server struct {
 	stopped    bool
 	defaulted  bool // Listeners were the defaults
 	wg         sync.WaitGroup
+	// quit is closed by Stop, ending handlers that wait (waitfor*).
+	quit chan struct{}
 }
 
 // New checks cfg and returns a server ready to Start. It returns
@@ -213,6 +215,7 @@ func New(cfg Config) (*Server, error) {
 		methods:   registry{},
 		sem:       make(chan struct{}, cfg.MaxClients),
 		active:    map[uint64]activeCall{},
+		quit:      make(chan struct{}),
 	}
 	for _, e := range cfg.AuthEntries {
 		a, err := parseAuthEntry(e)
@@ -366,6 +369,7 @@ func (s *Server) Stop() error {
 		return nil
 	}
 	s.stopped = true
+	close(s.quit)
 	srv := s.httpServer
 	s.mu.Unlock()
 	if srv != nil {

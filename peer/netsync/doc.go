@@ -22,6 +22,15 @@
 // mempool state (getheaders, getdata, ...) are served directly on the
 // peer's reader goroutine.
 //
-// Not implemented yet: compact blocks (BIP152) and compact block filters
-// (BIP157/158); the manager never sends sendcmpct and ignores cmpctblock.
+// Compact blocks (BIP152, version 2 only; cmpct*.go): the manager sends
+// sendcmpct(0, 2) to witness peers after verack, asks the last three peers
+// that gave it a new tip first for high-bandwidth relay (keeping one
+// outbound), pushes new tips as cmpctblock to peers that asked, fetches
+// the next block as a compact block when current, serves getdata
+// (MSG_CMPCT_BLOCK) and getblocktxn, and rebuilds compact blocks from the
+// mempool, fetching missing transactions with getblocktxn and the whole
+// block when the rebuilt one does not match its header. The daemon must
+// leave peer.Config.SendCmpct nil: the manager negotiates itself.
+//
+// Compact block filters (BIP157) are served when Config.Filters is set.
 package netsync

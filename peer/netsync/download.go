@@ -62,7 +62,7 @@ func (m *Manager) handleEvent(ev event) {
 					// Another announcer may have it.
 					m.txArrived(iv.Hash)
 				}
-				if iv.Type&^wire.InvWitnessFlag == wire.InvTypeBlock && m.requested[iv.Hash] == ps {
+				if (iv.Type&^wire.InvWitnessFlag == wire.InvTypeBlock || iv.Type == wire.InvTypeCmpctBlock) && m.requested[iv.Hash] == ps {
 					delete(m.requested, iv.Hash)
 					delete(ps.inflight, iv.Hash)
 				}
@@ -71,6 +71,8 @@ func (m *Manager) handleEvent(ev event) {
 		}
 	case evTip:
 		m.fill()
+	case evFunc:
+		ev.fn()
 	}
 	if ev.done != nil {
 		close(ev.done)
@@ -93,6 +95,7 @@ func (m *Manager) handleNewPeer(p *peer.Peer) {
 	m.peers[p] = ps
 	m.peersMu.Unlock()
 	m.log.Debugf("New peer %v (height %d, sync candidate %v)", p, ps.bestHeight, ps.syncCand)
+	m.cmpctNewPeer(ps)
 	if !ps.syncCand {
 		return
 	}
@@ -136,6 +139,7 @@ func (m *Manager) handleDonePeer(p *peer.Peer) {
 	delete(m.peers, p)
 	m.peersMu.Unlock()
 	m.dropRequests(ps)
+	m.cmpctDonePeer(ps)
 	if m.pool != nil {
 		m.pool.RemoveOrphansByPeer(poolPeerID(p))
 	}
@@ -257,6 +261,7 @@ func (m *Manager) handleBlock(be blockEvent) {
 	if requested {
 		delete(m.requested, hash)
 		delete(owner.inflight, hash)
+		m.cmpctBlockDone(owner, hash)
 	}
 	if ps != nil {
 		ps.addKnown(hash)
@@ -269,7 +274,7 @@ func (m *Manager) handleBlock(be blockEvent) {
 			}
 		}
 	}
-	if !requested {
+	if !requested && !be.cmpct {
 		flags = blockchain.BFUnrequested
 		if ps != nil && !m.chain.HaveBlock(&hash) {
 			be.p.Misbehaving(PenaltyUnrequested, "unrequested block")
@@ -277,7 +282,15 @@ func (m *Manager) handleBlock(be blockEvent) {
 	}
 	t0 := time.Now()
 	res, err := m.chain.ProcessBlockWithFlags(blk, flags)
-	m.processTime.Add(int64(time.Since(t0)))
+	d := time.Since(t0)
+	m.processTime.Add(int64(d))
+	if m.cfg.OnBlockProcessed != nil && err == nil && !res.Duplicate {
+		m.cfg.OnBlockProcessed(d)
+	}
+	if err != nil && be.cmpct && m.cmpctBlockFailed(ps, hash, err) {
+		m.fill()
+		return
+	}
 	if err != nil {
 		var re *blockchain.RuleError
 		if errors.As(err, &re) {
@@ -298,6 +311,10 @@ func (m *Manager) handleBlock(be blockEvent) {
 	}
 	if res.Orphan && ps != nil {
 		m.sendGetHeaders(ps, res.OrphanRoot)
+	}
+	if ps != nil && res.MainChain && !res.Duplicate && m.IsCurrent() {
+		// ps gave us a new tip: prefer it for compact relay (BIP152).
+		m.selectHighBandwidth(ps)
 	}
 	m.fill()
 }
@@ -359,7 +376,11 @@ func (m *Manager) fill() {
 		}
 		pick.inflight[h] = now
 		m.requested[h] = pick
-		batches[pick] = append(batches[pick], wire.InvVect{Type: wire.InvTypeWitnessBlock, Hash: h})
+		typ := wire.InvTypeWitnessBlock
+		if m.wantCmpct(pick, height, tip.Height) {
+			typ = wire.InvTypeCmpctBlock
+		}
+		batches[pick] = append(batches[pick], wire.InvVect{Type: typ, Hash: h})
 	}
 	for ps, inv := range batches {
 		ps.p.QueueMessage(&wire.MsgGetData{InvList: inv}, nil)

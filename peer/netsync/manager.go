@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/blockfilter"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
@@ -67,6 +68,15 @@ type Config struct {
 	// CacheUsage reports the UTXO cache's use and budget for the progress
 	// log; nil omits it.
 	CacheUsage func() (used, max int64)
+	// Filters, when set, serves BIP157 getcfilters, getcfheaders and
+	// getcfcheckpt from the block filter index (--peerblockfilters).
+	Filters *blockfilter.Index
+	// OnBlockProcessed, when set, is told how long each new block
+	// downloaded from a peer took to validate (metrics).
+	OnBlockProcessed func(d time.Duration)
+	// OnTxRejected, when set, is told why the mempool refused a relayed
+	// transaction (metrics).
+	OnTxRejected func(err error)
 	// Log is the logger; nil means disabled.
 	Log btclog.Logger
 }
@@ -116,6 +126,9 @@ type Manager struct {
 	rejectMu sync.Mutex
 	rejected map[wire.Hash]struct{}
 
+	// cb is the compact block (BIP152) state (cmpct.go).
+	cb cmpctState
+
 	// Statistics.
 	blocksProcessed atomic.Int64
 	txsProcessed    atomic.Int64
@@ -143,6 +156,9 @@ type peerState struct {
 
 	knownMu sync.Mutex
 	known   map[wire.Hash]struct{} // blocks the peer has (announced or sent)
+
+	// cmpct is the peer's compact block state (cmpct.go).
+	cmpct cmpctPeer
 }
 
 func (ps *peerState) addKnown(h wire.Hash) {
@@ -170,6 +186,8 @@ const (
 	evInv
 	evNotFound
 	evTip
+	// evFunc runs fn on the loop (compact block handling, cmpct*.go).
+	evFunc
 )
 
 type event struct {
@@ -177,12 +195,16 @@ type event struct {
 	p       *peer.Peer
 	headers []wire.BlockHeader
 	inv     []wire.InvVect
+	fn      func()
 	done    chan struct{}
 }
 
 type blockEvent struct {
 	p     *peer.Peer
 	block *wire.MsgBlock
+	// cmpct marks a block reconstructed from a compact block: it is
+	// processed as requested, and a mutation fetches it whole.
+	cmpct bool
 }
 
 // New returns a manager; call Start to run it.
@@ -226,6 +248,7 @@ func New(cfg Config) *Manager {
 	m.current.Store(cfg.Chain.IsCurrent())
 	m.lastAnnounced = cfg.Chain.BestSnapshot().Hash
 	cfg.Chain.Subscribe(m.onChainEvent)
+	m.initCmpct()
 	return m
 }
 
@@ -281,10 +304,15 @@ func (m *Manager) SetListeners(l *peer.MessageListeners) {
 	l.OnInv = m.onInv
 	l.OnTx = m.onTx
 	l.OnNotFound = m.onNotFound
-	l.OnGetData = m.onGetData
+	l.OnGetData = m.onGetDataCmpct
 	l.OnGetHeaders = m.onGetHeaders
 	l.OnGetBlocks = m.onGetBlocks
 	l.OnMemPool = m.onMemPool
+	l.OnSendCmpct = m.onSendCmpct
+	l.OnCmpctBlock = m.onCmpctBlock
+	l.OnGetBlockTxn = m.onGetBlockTxn
+	l.OnBlockTxn = m.onBlockTxn
+	m.setFilterListeners(l)
 }
 
 func (m *Manager) onHeaders(p *peer.Peer, msg *wire.MsgHeaders) {
@@ -381,6 +409,9 @@ func (m *Manager) announceTip(hash wire.Hash) {
 			continue
 		}
 		ps.addKnown(hash)
+		if reached && m.sendCmpctTo(ps, hash, len(hdrs)) {
+			continue
+		}
 		if p.WantsHeaders() && reached {
 			// Skip the headers the peer already has.
 			k := 0

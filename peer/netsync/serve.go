@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/btcnode/btcd/blockfilter"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
@@ -130,6 +131,9 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	if !mempool.IsMissingInputs(err) {
 		m.addRejected(wtxid, txid)
 	}
+	if m.cfg.OnTxRejected != nil {
+		m.cfg.OnTxRejected(err)
+	}
 	m.log.Debugf("Rejected transaction %v from %v: %v", txid, p, err)
 }
 
@@ -238,4 +242,59 @@ func (m *Manager) onMemPool(p *peer.Peer, _ *wire.MsgMemPool) {
 	for _, e := range m.pool.Entries() {
 		p.QueueTxInventory(e.TxID, e.WTxID, int64(e.FeeRate()))
 	}
+}
+
+// setFilterListeners routes the BIP157 requests to the filter index when
+// the node serves filters; otherwise they stay unhandled (ignored).
+func (m *Manager) setFilterListeners(l *peer.MessageListeners) {
+	if m.cfg.Filters == nil {
+		return
+	}
+	l.OnGetCFilters = m.onGetCFilters
+	l.OnGetCFHeaders = m.onGetCFHeaders
+	l.OnGetCFCheckpt = m.onGetCFCheckpt
+}
+
+// filterServeFailed handles a BIP157 request the index could not answer:
+// as in Core, an invalid request (bad range or filter type) disconnects
+// the peer, and an unknown stop block gets no reply.
+func (m *Manager) filterServeFailed(p *peer.Peer, what string, err error) {
+	switch {
+	case errors.Is(err, blockfilter.ErrBadRange), errors.Is(err, blockfilter.ErrInvalidArg):
+		m.log.Debugf("Disconnecting %v: invalid %s: %v", p, what, err)
+		p.Disconnect()
+	case errors.Is(err, blockfilter.ErrNotFound):
+		m.log.Tracef("Ignoring %s from %v: %v", what, p, err)
+	default:
+		m.log.Warnf("Serving %s to %v: %v", what, p, err)
+	}
+}
+
+func (m *Manager) onGetCFilters(p *peer.Peer, msg *wire.MsgGetCFilters) {
+	err := m.cfg.Filters.ServeGetCFilters(msg, func(f *wire.MsgCFilter) error {
+		// Waiting bounds the memory held for one request to the
+		// peer's send queue, however many filters it asked for.
+		return p.QueueMessageWait(f, wire.BaseEncoding)
+	})
+	if err != nil && p.Connected() {
+		m.filterServeFailed(p, "getcfilters", err)
+	}
+}
+
+func (m *Manager) onGetCFHeaders(p *peer.Peer, msg *wire.MsgGetCFHeaders) {
+	reply, err := m.cfg.Filters.ServeGetCFHeaders(msg)
+	if err != nil {
+		m.filterServeFailed(p, "getcfheaders", err)
+		return
+	}
+	p.QueueMessage(reply, nil)
+}
+
+func (m *Manager) onGetCFCheckpt(p *peer.Peer, msg *wire.MsgGetCFCheckpt) {
+	reply, err := m.cfg.Filters.ServeGetCFCheckpt(msg)
+	if err != nil {
+		m.filterServeFailed(p, "getcfcheckpt", err)
+		return
+	}
+	p.QueueMessage(reply, nil)
 }
