@@ -66,6 +66,7 @@ type server struct {
 	listeners []net.Listener
 	peerCfg   peer.Config
 	dnsSeed   bool
+	discovery localDiscovery // rpcadapter_net.go
 	// evictKey salts network groups for eviction so outsiders cannot
 	// predict which groups are protected.
 	evictKey  [16]byte
@@ -164,6 +165,7 @@ func newServer(cfg *config) (_ *server, err error) {
 			return nil, err
 		}
 		s.registerZMQRPC()
+		s.registerNetRPC() // rpcadapter_net.go
 	}
 	if err := s.serveMetrics(); err != nil {
 		s.closeListeners()
@@ -354,6 +356,7 @@ func (s *server) newPeerLayer() error {
 	s.peerCfg.Listeners.OnVerAck = func(p *peer.Peer) {
 		if na, ok := p.NetAddress(); ok && !p.Inbound() {
 			s.addrs.Good(na)
+			s.noteSeenAs(p) // rpcadapter_net.go
 			// Ask outbound peers for addresses, as Core does once per
 			// connection.
 			p.PushGetAddr()
@@ -385,6 +388,13 @@ func (s *server) newPeerLayer() error {
 		if s.listeners, err = connmgr.Listen(cfg.Listeners); err != nil {
 			return err
 		}
+	}
+	// As in Core, --externalip addresses are ours (getnetworkinfo lists
+	// them) even when not listening, but only a node others can reach
+	// announces itself.
+	s.addExternalIPs()
+	if len(s.listeners) > 0 && cfg.MaxPeers > 0 {
+		s.peerCfg.LocalAddress = s.localAddressFor
 	}
 	cc := connmgr.Config{
 		Listeners:    s.listeners,
@@ -422,10 +432,24 @@ func (s *server) newPeerLayer() error {
 	return nil
 }
 
+// fixedSeedDelay is how long the address manager may stay empty after
+// start-up before the fixed seeds are added (Core waits one minute for
+// DNS seeds and added nodes to produce addresses).
+const fixedSeedDelay = time.Minute
+
 // seedAddresses fills an empty address manager from the network's DNS
-// seeds, falling back to its fixed seeds.
+// seeds and, if it is still empty a minute after start-up, from its
+// fixed seeds. Neither happens with --connect, --nodnsseed or
+// --maxpeers=0.
 func (s *server) seedAddresses() {
-	if !s.dnsSeed || s.addrs.Size() > 0 || len(s.cfg.params.DNSSeeds) == 0 {
+	if !s.dnsSeed || s.addrs.Size() > 0 {
+		return
+	}
+	fixed := addrmgr.FixedSeeds(s.cfg.params.Net)
+	if len(s.cfg.params.DNSSeeds) == 0 {
+		if len(fixed) > 0 {
+			s.addFixedSeedsLater(fixed, fixedSeedDelay)
+		}
 		return
 	}
 	seeds := make([]addrmgr.DNSSeed, len(s.cfg.params.DNSSeeds))
@@ -443,10 +467,27 @@ func (s *server) seedAddresses() {
 	}()
 	n := s.addrs.SeedFromDNS(ctx, seeds, uint16(port))
 	cancel()
-	if n == 0 {
-		n = s.addrs.AddFixedSeeds(addrmgr.FixedSeeds(s.cfg.params.Net))
+	amgrLog.Infof("Added %d addresses from DNS seeds", n)
+	if len(fixed) > 0 {
+		s.addFixedSeedsLater(fixed, fixedSeedDelay)
 	}
-	amgrLog.Infof("Added %d addresses from seeds", n)
+}
+
+// addFixedSeedsLater adds the fixed seeds if the address manager is still
+// empty delay after start-up.
+func (s *server) addFixedSeedsLater(fixed []netip.AddrPort, delay time.Duration) {
+	t := time.NewTimer(time.Until(s.startTime.Add(delay)))
+	defer t.Stop()
+	select {
+	case <-s.quit:
+		return
+	case <-t.C:
+	}
+	if s.addrs.Size() > 0 {
+		return
+	}
+	n := s.addrs.AddFixedSeeds(fixed)
+	amgrLog.Infof("Added %d fixed seed addresses: the address manager was empty after %v", n, delay)
 }
 
 // newAddress picks an address for an automatic outbound connection.
@@ -477,6 +518,7 @@ func (s *server) evictInbound() bool {
 		h.Write([]byte(group))
 		cands = append(cands, connmgr.EvictionCandidate{
 			ID: st.ID, Connected: st.ConnTime, MinPing: st.MinPingRTT,
+			LastTx: st.LastNewTx, LastBlock: st.LastNewBlock,
 			RelayTxs: st.RelayTx, RelevantServices: st.Services&wire.SFNodeNetwork != 0,
 			NetGroup: h.Sum64(), NoBan: st.Whitelisted, Inbound: true,
 			PreferEvict: st.BanScore > 0,

@@ -32,6 +32,9 @@ const (
 	// DefaultWriteTimeout disconnects a peer that stops reading while we
 	// have something to send.
 	DefaultWriteTimeout = 2 * time.Minute
+	// DefaultLocalAddrInterval is the mean interval between announcements
+	// of our own address (Core's AVG_LOCAL_ADDRESS_BROADCAST_INTERVAL).
+	DefaultLocalAddrInterval = 24 * time.Hour
 	// DefaultSendBufferSize is the soft limit on queued bytes:
 	// QueueMessageWait blocks above it, which pauses that peer's reading
 	// the way Core pauses a peer whose send buffer is full.
@@ -252,6 +255,17 @@ type Config struct {
 	// TrickleInterval for inbound peers.
 	InboundTrickle *TrickleClock
 
+	// LocalAddress, when set, returns our address to announce to p in an
+	// addr (or addrv2) message, or ok false to announce nothing (not
+	// listening, still syncing, no address known). As Core does, it is
+	// asked once right after the handshake with an outbound peer and
+	// then for every peer at exponentially distributed intervals of
+	// LocalAddrInterval on average.
+	LocalAddress func(p *Peer) (na wire.NetAddressV2, ok bool)
+	// LocalAddrInterval is the mean self-announcement interval; zero
+	// means DefaultLocalAddrInterval.
+	LocalAddrInterval time.Duration
+
 	// Log is the peer's logger; nil means the package logger.
 	Log btclog.Logger
 }
@@ -279,6 +293,7 @@ func (c *Config) applyDefaults(inbound bool) {
 	def(&c.PingInterval, DefaultPingInterval)
 	def(&c.PingTimeout, DefaultPingTimeout)
 	def(&c.WriteTimeout, DefaultWriteTimeout)
+	def(&c.LocalAddrInterval, DefaultLocalAddrInterval)
 	if inbound {
 		def(&c.TrickleInterval, DefaultInboundTrickle)
 	} else {

@@ -2,7 +2,10 @@
 // version/verack handshake with feature negotiation (wtxidrelay and
 // sendaddrv2 between version and verack, sendheaders, sendcmpct and
 // feefilter after it), self-connection detection, ping/pong with latency
-// measurement, handshake and idle timeouts, the read loop that hands
+// measurement (PingNow pings at once, for the ping RPC), announcement of
+// our own address (Config.LocalAddress: right after the handshake with an
+// outbound peer and about every 24 h to every peer, as Core does),
+// handshake and idle timeouts, the read loop that hands
 // decoded messages to the server's callbacks, a prioritized write queue
 // with a hard cap on queued bytes, trickled transaction announcements,
 // per-peer address rate limiting, misbehaviour scoring that bans through

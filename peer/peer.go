@@ -53,6 +53,7 @@ type Peer struct {
 	// Statistics.
 	bytesSent, bytesRecv atomic.Uint64
 	lastSend, lastRecv   atomic.Int64 // unix nanoseconds
+	lastNewTx, lastNewBl atomic.Int64 // unix nanoseconds; see MarkNewTx
 
 	mu sync.Mutex // guards the fields below
 	// What the remote announced in the handshake.
@@ -64,6 +65,7 @@ type Peer struct {
 	relayTx        bool // the remote wants transactions
 	wtxidRelay     bool
 	addrV2         bool
+	addrMe         netip.AddrPort // how the remote sees us (version addr_recv)
 
 	sentPerCmd      map[string]uint64
 	recvPerCmd      map[string]uint64
@@ -331,6 +333,14 @@ func (p *Peer) UpdateLastBlockHeight(height int32) {
 	}
 }
 
+// MarkNewTx records that the peer just gave us a transaction we accepted
+// to the mempool, and MarkNewBlock a block new to us; inbound eviction
+// protects the peers that did so most recently, as Core does.
+func (p *Peer) MarkNewTx() { p.lastNewTx.Store(time.Now().UnixNano()) }
+
+// MarkNewBlock: see MarkNewTx.
+func (p *Peer) MarkNewBlock() { p.lastNewBl.Store(time.Now().UnixNano()) }
+
 // Misbehaving adds howmuch to the peer's score. At the ban threshold the
 // peer is disconnected and its address banned, except that whitelisted
 // peers are neither banned nor disconnected and loopback peers are only
@@ -413,6 +423,11 @@ type StatsSnap struct {
 	AddrProcessed   uint64
 	AddrRateLimited uint64
 	HandshakeDone   bool
+	// LastNewTx and LastNewBlock are when the peer last gave us a new
+	// transaction or block; zero means never (getpeerinfo's
+	// last_transaction and last_block).
+	LastNewTx    time.Time
+	LastNewBlock time.Time
 }
 
 // Stats returns a snapshot of the peer's statistics.
@@ -436,6 +451,12 @@ func (p *Peer) Stats() StatsSnap {
 	}
 	if t := p.lastRecv.Load(); t != 0 {
 		s.LastRecv = time.Unix(0, t)
+	}
+	if t := p.lastNewTx.Load(); t != 0 {
+		s.LastNewTx = time.Unix(0, t)
+	}
+	if t := p.lastNewBl.Load(); t != 0 {
+		s.LastNewBlock = time.Unix(0, t)
 	}
 	s.HandshakeDone = p.handshakeComplete()
 	p.mu.Lock()
@@ -486,6 +507,14 @@ func (p *Peer) countSent(cmd string, n int) {
 	p.mu.Lock()
 	p.sentPerCmd[cmd] += uint64(n)
 	p.mu.Unlock()
+}
+
+// AddrLocal returns our address as the remote reported seeing it in its
+// version message (getpeerinfo's addrlocal); invalid when it sent none.
+func (p *Peer) AddrLocal() netip.AddrPort {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.addrMe
 }
 
 // NetAddress returns the remote address in addrv2 form with the services

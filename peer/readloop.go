@@ -192,6 +192,9 @@ func (p *Peer) handleVersion(m *wire.MsgVersion) bool {
 	p.startingHeight = m.LastBlock
 	p.timeOffset = m.Timestamp - time.Now().Unix()
 	p.relayTx = !m.DisableRelayTx
+	if m.AddrYou.Addr.IsValid() && !m.AddrYou.Addr.IsUnspecified() {
+		p.addrMe = netip.AddrPortFrom(m.AddrYou.Addr.Unmap(), m.AddrYou.Port)
+	}
 	p.mu.Unlock()
 	p.lastBlock.Store(m.LastBlock)
 	if l := p.cfg.Listeners.OnVersion; l != nil {

@@ -310,6 +310,14 @@ func (p *Peer) writeLoop() {
 	defer ping.Stop()
 	trickle := time.NewTimer(p.trickleDelay())
 	defer trickle.Stop()
+	// Self-announcement; a nil channel when there is nothing to announce.
+	var selfAnnounce <-chan time.Time
+	var selfTimer *time.Timer
+	if p.cfg.LocalAddress != nil {
+		selfTimer = time.NewTimer(poissonDelay(p.cfg.LocalAddrInterval))
+		defer selfTimer.Stop()
+		selfAnnounce = selfTimer.C
+	}
 	handshake := p.handshakeDone
 	for {
 		if m, ok := p.wq.pop(); ok {
@@ -327,6 +335,12 @@ func (p *Peer) writeLoop() {
 			// getpeerinfo a latency early.
 			handshake = nil
 			p.maybePing()
+			if !p.inbound {
+				p.announceSelf()
+			}
+		case <-selfAnnounce:
+			p.announceSelf()
+			selfTimer.Reset(poissonDelay(p.cfg.LocalAddrInterval))
 		case <-ping.C:
 			p.maybePing()
 		case <-trickle.C:
@@ -380,6 +394,41 @@ func (p *Peer) maybePing() {
 		return
 	}
 	nonce := randUint64()
+	p.pingNonce, p.pingStart = nonce, time.Now()
+	p.mu.Unlock()
+	p.QueueMessage(&wire.MsgPing{Nonce: nonce}, nil)
+}
+
+// announceSelf sends our own address, if the server has one for this
+// peer, so the network learns where to reach us.
+func (p *Peer) announceSelf() {
+	if p.cfg.LocalAddress == nil || !p.handshakeComplete() {
+		return
+	}
+	na, ok := p.cfg.LocalAddress(p)
+	if !ok {
+		return
+	}
+	na.Timestamp = uint32(time.Now().Unix())
+	if p.WantsAddrV2() {
+		p.QueueMessage(&wire.MsgAddrV2{AddrList: []wire.NetAddressV2{na}}, nil)
+		return
+	}
+	if v1, ok := na.ToNetAddress(); ok {
+		p.QueueMessage(&wire.MsgAddr{AddrList: []wire.NetAddress{v1}}, nil)
+	}
+}
+
+// PingNow sends a ping with a fresh nonce at once (the ping RPC), as
+// Core's queued ping does: it replaces any outstanding ping, so the pong
+// that answers it sets the ping time and the wait restarts from now. It
+// does nothing before the handshake completes, which pings anyway.
+func (p *Peer) PingNow() {
+	if !p.handshakeComplete() || !p.Connected() {
+		return
+	}
+	nonce := randUint64()
+	p.mu.Lock()
 	p.pingNonce, p.pingStart = nonce, time.Now()
 	p.mu.Unlock()
 	p.QueueMessage(&wire.MsgPing{Nonce: nonce}, nil)

@@ -460,3 +460,58 @@ func BenchmarkSelect(b *testing.B) {
 		}
 	}
 }
+
+// TestFixedSeeds: every network with Core fixed seeds has a routable list
+// on its own port, and the seeds fill an empty manager.
+func TestFixedSeeds(t *testing.T) {
+	for _, c := range []struct {
+		net  wire.BitcoinNet
+		port uint16
+	}{{wire.MainNet, 8333}, {wire.SigNet, 38333}, {wire.TestNet4, 48333}} {
+		seeds := FixedSeeds(c.net)
+		if len(seeds) < 16 {
+			t.Fatalf("%v: %d fixed seeds", c.net, len(seeds))
+		}
+		seen := map[netip.AddrPort]bool{}
+		for _, ap := range seeds {
+			k := keyFromAddrPort(ap)
+			if ap.Port() != c.port || !isRoutable(&k) || seen[ap] {
+				t.Errorf("%v: bad or duplicate seed %v", c.net, ap)
+			}
+			seen[ap] = true
+		}
+		m, err := New(Config{DataDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := m.AddFixedSeeds(seeds); n < len(seeds)/2 {
+			t.Errorf("%v: only %d of %d seeds added", c.net, n, len(seeds))
+		}
+	}
+	if len(FixedSeeds(wire.RegTest)) != 0 || len(FixedSeeds(wire.TestNet3)) != 0 {
+		t.Error("regtest and testnet3 have no fixed seeds")
+	}
+}
+
+// TestLocalAddressList: LocalAddresses lists our addresses best first, and
+// SeenLocal raises the score of a known address whatever port the peer saw
+// but adds no new one.
+func TestLocalAddressList(t *testing.T) {
+	m, err := New(Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.AddLocalAddress(netip.MustParseAddrPort("1.2.3.4:8333"), LocalScoreManual)
+	m.AddLocalAddress(netip.MustParseAddrPort("5.6.7.8:8333"), LocalScorePeer)
+	if !m.SeenLocal(netip.MustParseAddrPort("5.6.7.8:51234")) {
+		t.Fatal("SeenLocal missed a known address")
+	}
+	if m.SeenLocal(netip.MustParseAddrPort("9.9.9.9:8333")) {
+		t.Fatal("SeenLocal accepted an unknown address")
+	}
+	got := m.LocalAddresses()
+	if len(got) != 2 || got[0].Addr.String() != "1.2.3.4:8333" || got[0].Score != LocalScoreManual ||
+		got[1].Score != LocalScorePeer+1 {
+		t.Fatalf("local addresses %+v", got)
+	}
+}

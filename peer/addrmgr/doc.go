@@ -13,6 +13,11 @@
 // addresses from many groups. Selection favours tried addresses half the
 // time and weighs each entry by its recent failures.
 //
+// It also keeps our own addresses with Core's scores (--externalip,
+// addresses outbound peers report seeing us at), from which the best one
+// for each peer's network is announced, and the fixed seed lists taken
+// from Bitcoin Core's contrib/seeds (fixedseeds.go).
+//
 // The tables are bounded by construction (at most 65536 new and 16384
 // tried entries) and persist to peers.json in the data directory, written
 // atomically.

@@ -6,6 +6,7 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -104,20 +105,6 @@ func (m *Manager) AddFixedSeeds(seeds []netip.AddrPort) int {
 	return n
 }
 
-// FixedSeeds returns the hard-coded seed addresses of a network.
-//
-// TODO(seeds): the lists are empty. Bitcoin Core's chainparamsseeds.h is
-// generated from crawler data and was not available to transcribe from an
-// authoritative source; mainnet nodes rely on DNS seeds (and --addpeer)
-// until a list is added here.
-func FixedSeeds(net wire.BitcoinNet) []netip.AddrPort {
-	switch net {
-	case wire.MainNet, wire.TestNet3, wire.TestNet4, wire.SigNet:
-		return nil
-	}
-	return nil
-}
-
 // Local address scores: an address given with --externalip beats one we
 // learned from peers.
 const (
@@ -139,6 +126,62 @@ func (m *Manager) AddLocalAddress(ap netip.AddrPort, score int) bool {
 		m.locals[k] = score
 	}
 	return true
+}
+
+// LocalAddress is one of our own addresses with its score, as
+// getnetworkinfo lists them.
+type LocalAddress struct {
+	Addr  wire.NetAddressV2
+	Score int
+}
+
+// LocalAddresses lists our own addresses, best score first.
+func (m *Manager) LocalAddresses() []LocalAddress {
+	m.mu.Lock()
+	out := make([]LocalAddress, 0, len(m.locals))
+	keys := make([]addrKey, 0, len(m.locals))
+	for k := range m.locals {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b addrKey) int {
+		if sa, sb := m.locals[a], m.locals[b]; sa != sb {
+			return sb - sa
+		}
+		if keyLess(&a, &b) {
+			return -1
+		}
+		return 1
+	})
+	for _, k := range keys {
+		out = append(out, LocalAddress{Addr: k.netAddress(), Score: m.locals[k]})
+	}
+	m.mu.Unlock()
+	return out
+}
+
+// SeenLocal raises the score of one of our addresses that a peer reported
+// seeing us at, as Core does, so addresses confirmed by more peers are
+// preferred. Addresses we do not already have are not added: a single
+// peer could lie.
+func (m *Manager) SeenLocal(ap netip.AddrPort) bool {
+	seen := keyFromAddrPort(ap)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	found := false
+	for k, score := range m.locals {
+		// The port the peer saw is our outgoing one; like Core, match
+		// the address only.
+		if k.net != seen.net || k.addr != seen.addr {
+			continue
+		}
+		found = true
+		// Bounded so a flood of peers cannot raise a score without
+		// limit.
+		if score < 1<<20 {
+			m.locals[k] = score + 1
+		}
+	}
+	return found
 }
 
 // BestLocalAddress returns the local address to advertise to a peer at

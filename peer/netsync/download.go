@@ -305,6 +305,9 @@ func (m *Manager) handleBlock(be blockEvent) {
 		m.fill()
 		return
 	}
+	if !res.Duplicate && !res.Orphan {
+		be.p.MarkNewBlock()
+	}
 	if !res.Duplicate {
 		m.blocksProcessed.Add(1)
 		m.txsProcessed.Add(int64(len(blk.Transactions)))

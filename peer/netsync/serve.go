@@ -108,6 +108,9 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	p.AddKnownInventory(wtxid)
 	m.txArrived(txid, wtxid)
 	_, orphaned, err := m.pool.ProcessTransaction(tx, poolPeerID(p), true)
+	if err == nil && !orphaned {
+		p.MarkNewTx()
+	}
 	if orphaned {
 		// Ask the sender for the parents it must have had.
 		var want []wire.InvVect
