@@ -31,7 +31,7 @@ const (
 	defaultBanThreshold     = 100
 	defaultUtxoCacheMiB     = 450
 	defaultSigCacheMaxSize  = 100000
-	defaultMinRelayTxFee    = 0.00001 // BTC/kvB, i.e. 1000 sat/kvB
+	defaultMinRelayTxFee    = 0.000001 // BTC/kvB, i.e. 100 sat/kvB (Bitcoin Core 30's default)
 	defaultMaxMempoolMB     = 300
 	defaultMempoolExpiryHrs = 336
 	defaultDataCarrierSize  = 83

@@ -402,7 +402,10 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 				r.Allowed = &allowed
 				if err != nil {
 					var re *mempool.RejectError
-					if errors.As(err, &re) {
+					if mempool.IsMissingInputs(err) {
+						// Core's testmempoolaccept words TX_MISSING_INPUTS so.
+						r.RejectReason = "missing-inputs"
+					} else if errors.As(err, &re) {
 						r.RejectReason = re.Reason
 					} else {
 						r.RejectReason = err.Error()

@@ -239,6 +239,15 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 // onMemPool announces every pool transaction (BIP35) that passes the
 // peer's fee filter.
 func (m *Manager) onMemPool(p *peer.Peer, _ *wire.MsgMemPool) {
+	// BIP35 lets a peer list our whole mempool, a privacy leak and a cheap
+	// way to make us send a lot; like Core (which serves it only to peers
+	// with the mempool permission, as we offer no NODE_BLOOM) only
+	// whitelisted peers get an answer, others are disconnected.
+	if !p.Whitelisted() {
+		m.log.Debugf("Disconnecting %v: mempool request from a peer that is not whitelisted", p)
+		p.Disconnect()
+		return
+	}
 	if m.pool == nil {
 		return
 	}
