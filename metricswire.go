@@ -49,6 +49,7 @@ func (s *server) serveMetrics() error {
 				Entries: st.Entries, Dirty: st.Dirty, MemUsage: st.MemUsage, MaxBytes: st.MaxBytes,
 				Hits: st.Hits, Misses: st.Misses, Evictions: st.Evictions, Flushes: st.Flushes,
 				FlushedCoins: st.FlushedCoins, LastFlush: st.LastFlush, TotalFlush: st.TotalFlush,
+				LastPause: st.LastPause, TotalPause: st.TotalPause,
 			}
 		},
 		LevelDB: map[string]func(*leveldb.DBStats) error{

@@ -210,7 +210,8 @@ func BenchmarkFlush1M(b *testing.B) {
 		total += time.Since(start)
 		cpu += cpuTime() - cstart
 		st := c.Stats()
-		b.ReportMetric(float64(st.LongestFlush.Milliseconds()), "longest-flush-ms")
+		b.ReportMetric(float64(st.LongestFlush.Milliseconds()), "flush-ms")
+		b.ReportMetric(float64(st.LongestPause.Microseconds())/1000, "longest-pause-ms")
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/total.Seconds(), "entries/s")
 	b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "entries/cpu-s")
@@ -222,7 +223,9 @@ func BenchmarkFlush1M(b *testing.B) {
 func BenchmarkCacheHeapVsBudget(b *testing.B) {
 	const budget = 64 << 20
 	for it := 0; it < b.N; it++ {
-		heap, acct := fillAndMeasure(b, budget, 2_000_000)
+		heap, acct, st := fillAndMeasure(b, budget, 2_000_000)
+		b.ReportMetric(float64(st.LongestPause.Microseconds())/1000, "longest-pause-ms")
+		b.ReportMetric(float64(st.LongestFlush.Microseconds())/1000, "longest-flush-ms")
 		b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
 		b.ReportMetric(float64(acct)/(1<<20), "accountedMiB")
 		b.ReportMetric(float64(budget)/(1<<20), "budgetMiB")
@@ -233,7 +236,7 @@ func BenchmarkCacheHeapVsBudget(b *testing.B) {
 // with the given budget, flushing when NeedsFlush, and returns the heap
 // the cache really holds (freed when it is dropped) and the cache's own
 // accounting.
-func fillAndMeasure(tb testing.TB, budget int64, n int) (heap, acct int64) {
+func fillAndMeasure(tb testing.TB, budget int64, n int) (heap, acct int64, st CacheStats) {
 	cs, err := OpenChainState(tb.TempDir(), ChainStateOptions{NoSyncOnFlush: true, WriteBuffer: 4 << 20, CacheBytes: 4 << 20})
 	if err != nil {
 		tb.Fatal(err)
@@ -265,7 +268,8 @@ func fillAndMeasure(tb testing.TB, budget int64, n int) (heap, acct int64) {
 	// The heap the cache holds is what the GC frees when the cache is
 	// dropped. LevelDB's memtable and buffer pools are not the cache's:
 	// the database is closed first and then measured both times.
-	acct = c.Stats().MemUsage
+	st = c.Stats()
+	acct = st.MemUsage
 	cs.Close()
 	c.cs = nil
 	// Let LevelDB's goroutines wind down and release their buffers.
@@ -280,7 +284,7 @@ func fillAndMeasure(tb testing.TB, budget int64, n int) (heap, acct int64) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	heap = with - int64(ms.HeapAlloc)
-	return heap, acct
+	return heap, acct, st
 }
 
 // TestCacheHeapWithinBudget checks that the real heap held by a full cache
@@ -290,7 +294,7 @@ func TestCacheHeapWithinBudget(t *testing.T) {
 		t.Skip("fills 16 MiB")
 	}
 	const budget = 16 << 20
-	heap, acct := fillAndMeasure(t, budget, 400_000)
+	heap, acct, _ := fillAndMeasure(t, budget, 400_000)
 	t.Logf("heap %d, accounted %d, budget %d", heap, acct, budget)
 	if acct > budget {
 		t.Errorf("accounted %d over budget %d", acct, budget)
@@ -415,6 +419,7 @@ func BenchmarkConnectBlocks(b *testing.B) {
 	}
 	ct.report(b.N)
 	st := c.Stats()
-	b.ReportMetric(float64(st.LongestFlush.Milliseconds()), "longest-flush-ms")
+	b.ReportMetric(float64(st.LongestFlush.Microseconds())/1000, "longest-flush-ms")
+	b.ReportMetric(float64(st.LongestPause.Microseconds())/1000, "longest-pause-ms")
 	b.ReportMetric(float64(st.Hits)/float64(st.Hits+st.Misses+1), "hit-ratio")
 }

@@ -45,6 +45,12 @@ func recoverChainState(t testing.TB, dir string) (*ChainState, *UtxoCache, *gene
 	if err := c.Flush(blockHash(head.Old.Height+1), head.Old.Height+1); !errors.Is(err, ErrReplayNeeded) {
 		t.Fatalf("flush before replay: err = %v", err)
 	}
+	if err := <-c.FlushAsync(blockHash(head.Old.Height+1), head.Old.Height+1); !errors.Is(err, ErrReplayNeeded) {
+		t.Fatalf("background flush before replay: err = %v", err)
+	}
+	if err := c.WaitFlush(); !errors.Is(err, ErrReplayNeeded) {
+		t.Fatalf("WaitFlush after refused background flush: err = %v", err)
+	}
 	for g.height < head.New.Height {
 		b := g.next()
 		applyBlock(t, c, &b, true)
@@ -68,13 +74,25 @@ func TestCrashChild(t *testing.T) {
 	cs, c, g, _ := recoverChainState(t, dir)
 	defer cs.Close()
 	deadline := time.Now().Add(20 * time.Second)
+	var pend <-chan error
 	for time.Now().Before(deadline) {
 		b := g.next()
 		applyBlock(t, c, &b, false)
-		if b.height%3 == 0 {
-			if err := c.Flush(blockHash(b.height), b.height); err != nil {
+		if b.height%3 != 0 {
+			continue
+		}
+		if pend != nil {
+			if err := <-pend; err != nil {
 				t.Fatal(err)
 			}
+			pend = nil
+		}
+		// Every other flush writes in the background while the next
+		// blocks are applied (spending pinned coins, evicting).
+		if b.height%6 == 0 {
+			pend = c.FlushAsync(blockHash(b.height), b.height)
+		} else if err := c.Flush(blockHash(b.height), b.height); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -123,9 +141,18 @@ func TestCrashRecovery(t *testing.T) {
 	t.Logf("%d of 5 crashes hit a split flush; %v total", replays, time.Since(start))
 }
 
-// TestInterruptedFlushReplay stops a split flush after its first batch (as
-// a crash would) and checks the head-blocks marker and replay.
+// TestInterruptedFlushReplay stops a split flush (synchronous and in the
+// background) after its first batch, as a crash would, and checks the
+// head-blocks marker and replay.
 func TestInterruptedFlushReplay(t *testing.T) {
+	for _, async := range []bool{false, true} {
+		t.Run(map[bool]string{false: "sync", true: "async"}[async], func(t *testing.T) {
+			testInterruptedFlushReplay(t, async)
+		})
+	}
+}
+
+func testInterruptedFlushReplay(t *testing.T, async bool) {
 	dir := t.TempDir()
 	cs, c, g, _ := recoverChainState(t, dir)
 	for range 4 {
@@ -141,7 +168,15 @@ func TestInterruptedFlushReplay(t *testing.T) {
 		applyBlock(t, c, &b, false)
 	}
 	testFlushHook = func() error { return errors.New("simulated crash") }
-	err := c.Flush(blockHash(g.height), g.height)
+	var err error
+	if async {
+		err = <-c.FlushAsync(blockHash(g.height), g.height)
+		if werr := c.WaitFlush(); werr != err {
+			t.Fatalf("WaitFlush = %v, write returned %v", werr, err)
+		}
+	} else {
+		err = c.Flush(blockHash(g.height), g.height)
+	}
 	testFlushHook = nil
 	if err == nil {
 		t.Fatal("flush was not split")

@@ -19,6 +19,17 @@ const DefaultMaxBatchBytes = 16 << 20
 // and the best-block marker.
 const batchSlack = 64 << 10
 
+// flushStep is how many records a flush serializes or unpins per hold of
+// the cache lock; between steps block connection and lookups proceed.
+const flushStep = 4096
+
+// flushJob is a flush between its snapshot and the end of its write.
+type flushJob struct {
+	best, old BlockMarker
+	recs      []sortRec
+	start     time.Time
+}
+
 // Flush writes every dirty entry to LevelDB in key order together with the
 // best-block marker, then keeps the entries in memory as clean (spent ones
 // are dropped). If the writes fit one batch the update is atomic. Otherwise
@@ -27,26 +38,122 @@ const batchSlack = 64 << 10
 // repaired by replaying blocks. After the flush, clean entries are evicted
 // and slabs released until the cache is back within its budget.
 //
+// Flush returns once everything is written, but holds the cache lock only
+// in short steps (see FlushAsync), so other goroutines' lookups and changes
+// proceed meanwhile; what is written is exactly the cache's state when
+// Flush was called. It first waits for a background write in progress.
+//
 // While an interrupted flush is being replayed, Flush only accepts the head
 // marker's new block: flushing anything earlier could lose coins that the
 // partial flush already deleted.
 func (c *UtxoCache) Flush(best wire.Hash, height int32) error {
+	c.flushMu.Lock()
+	defer c.flushMu.Unlock()
+	job, err := c.snapshot(best, height)
+	if err != nil {
+		return err
+	}
+	if err := c.write(job); err != nil {
+		return err
+	}
+	c.asyncErr = nil // everything up to best is written now
+	return nil
+}
+
+// FlushAsync is Flush that returns once the snapshot is taken and writes in
+// a background goroutine; the channel (buffered) receives the write's
+// result. The caller may change the cache at once: the write still records
+// the state at the call, labelled best. The next Flush, FlushAsync or
+// WaitFlush waits for this write. A failed write leaves its entries dirty,
+// so the next flush writes them again. Errors of the snapshot itself
+// (ErrReplayNeeded) are delivered on the channel at once.
+//
+// The block files of blocks up to best must not be pruned before the
+// write has finished (WaitFlush): until then a crash reopens the
+// chainstate at an earlier block, which the chain must be able to replay
+// from.
+func (c *UtxoCache) FlushAsync(best wire.Hash, height int32) <-chan error {
+	ch := make(chan error, 1)
+	c.flushMu.Lock()
+	job, err := c.snapshot(best, height)
+	if err != nil {
+		c.asyncErr = err // for WaitFlush too
+		c.flushMu.Unlock()
+		ch <- err
+		return ch
+	}
+	go func() {
+		err := c.write(job)
+		c.asyncErr = err // guarded by flushMu
+		c.flushMu.Unlock()
+		ch <- err
+	}()
+	return ch
+}
+
+// WaitFlush waits until no flush is in progress and returns the error of
+// the last FlushAsync (snapshot or write) if it failed and no Flush has
+// succeeded since (reported once).
+func (c *UtxoCache) WaitFlush() error {
+	c.flushMu.Lock()
+	defer c.flushMu.Unlock()
+	err := c.asyncErr
+	c.asyncErr = nil
+	return err
+}
+
+// lock takes the cache lock for one step of a flush and returns the time,
+// for unlock to record the pause.
+func (c *UtxoCache) lock() time.Time {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	start := time.Now()
-	cs := c.cs
-	newBest := BlockMarker{Hash: best, Height: height}
-	old := cs.BestBlock()
-	if head, ok := cs.HeadBlocks(); ok {
-		if head.New != newBest {
-			return newErr(ErrReplayNeeded, "flush at %s (height %d) before replay reached %s (height %d)",
+	return time.Now()
+}
+
+func (c *UtxoCache) unlock(t0 time.Time) {
+	d := time.Since(t0)
+	c.curPause = max(c.curPause, d)
+	c.stats.TotalPause += d
+	c.mu.Unlock()
+}
+
+// snapshot pins every dirty entry (clean from now on, not evictable, its
+// snapshot captured before any change) and returns them in key order. The
+// caller holds flushMu.
+func (c *UtxoCache) snapshot(best wire.Hash, height int32) (*flushJob, error) {
+	// Allocate the sort records before taking the lock for the snapshot:
+	// zeroing and faulting in tens of MiB would lengthen the pause. Only
+	// the caller adds dirty entries meanwhile, so the count holds.
+	c.mu.Lock()
+	recs, need := c.sorted[:0], c.dirtyCount
+	c.mu.Unlock()
+	if cap(recs) < need {
+		recs = make([]sortRec, 0, need)
+		// Fresh memory from the OS is faulted in on first write; do it
+		// here rather than under the lock (256 records a 4 KiB page).
+		full := recs[:need]
+		for i := 0; i < len(full); i += 256 {
+			full[i] = sortRec{}
+		}
+	}
+	var batch *leveldb.Batch
+	if c.batch == nil { // only flushes, serialized by flushMu, set it
+		batch = leveldb.MakeBatchWithConfig(&leveldb.BatchConfig{InitialCapacity: c.maxBatch + batchSlack})
+	}
+	t0 := c.lock()
+	if batch != nil {
+		c.batch = batch
+	}
+	job := &flushJob{best: BlockMarker{Hash: best, Height: height}, old: c.cs.BestBlock(), start: t0}
+	c.curPause = 0
+	if head, ok := c.cs.HeadBlocks(); ok {
+		if head.New != job.best {
+			c.unlock(t0)
+			return nil, newErr(ErrReplayNeeded, "flush at %s (height %d) before replay reached %s (height %d)",
 				best, height, head.New.Hash, head.New.Height)
 		}
-		old = head.Old
+		job.old = head.Old
 	}
-
-	// Collect dirty entries once each, sorted in key order.
-	recs := c.sorted[:0]
+	// Collect dirty entries once each.
 	if cap(recs) < c.dirtyCount {
 		recs = make([]sortRec, 0, c.dirtyCount)
 	}
@@ -59,8 +166,28 @@ func (c *UtxoCache) Flush(best wire.Hash, height int32) error {
 		if e.flags&(flagLive|flagDirty) != flagLive|flagDirty {
 			continue
 		}
+		// Once written the coin is in LevelDB: a later spend must write
+		// a deletion, so it is no longer fresh.
+		e.flags = e.flags&^(flagDirty|flagFresh) | flagPinned
 		recs = append(recs, sortRec{prefix: binary.BigEndian.Uint64(e.key[:8]), idx: idx})
 	}
+	c.dirtyCount -= len(recs)
+	c.pinnedCount += len(recs)
+	c.dirty = c.dirty[:0]
+	c.sorted = recs
+	job.recs = recs
+	if c.cow == nil {
+		c.cow = new(leveldb.Batch)
+	}
+	c.cowActive = true
+	c.writing = true
+	c.lastFlush = time.Now()
+	// Slab chunks of pinned entries stay where they are until the write
+	// ends (nothing moves or frees them), and keys of live entries never
+	// change, so sorting may read them without the lock.
+	chunks := c.slabs.chunks
+	c.unlock(t0)
+	at := func(i uint32) *cacheEntry { return &chunks[i>>slabShift][i&slabMask] }
 	slices.SortFunc(recs, func(a, b sortRec) int {
 		switch {
 		case a.prefix < b.prefix:
@@ -68,179 +195,230 @@ func (c *UtxoCache) Flush(best wire.Hash, height int32) error {
 		case a.prefix > b.prefix:
 			return 1
 		}
-		return compareKeys(&c.slabs.at(a.idx).key, &c.slabs.at(b.idx).key)
+		return compareKeys(&at(a.idx).key, &at(b.idx).key)
 	})
-	c.sorted = recs
+	return job, nil
+}
 
+// appendRecord appends e's current state (a put, or a deletion for a
+// tombstone) to b. The caller holds mu.
+func (c *UtxoCache) appendRecord(b *leveldb.Batch, e *cacheEntry) {
+	var keyBuf [maxCoinKeyLen]byte
+	key := appendCoinKey(keyBuf[:0], &e.key)
+	if e.flags&flagSpent != 0 {
+		b.Delete(key)
+		return
+	}
+	c.val = AppendCoin(c.val[:0], e.amount, c.entryScript(e), e.height, e.flags&flagCoinbase != 0)
+	b.Put(key, c.val)
+}
+
+// unpin is called, under mu, before a change to e: if e belongs to the
+// flush in progress, its snapshot record is captured first (unless every
+// record is already serialized), after which it is an ordinary entry that
+// the change makes dirty again.
+func (c *UtxoCache) unpin(e *cacheEntry) {
+	if e.flags&flagPinned == 0 {
+		return
+	}
+	if c.cowActive {
+		c.appendRecord(c.cow, e)
+	}
+	e.flags &^= flagPinned
+	c.pinnedCount--
+}
+
+// write serializes the snapshot into batches in steps of flushStep records
+// under the lock and writes each full batch outside it. Entries changed
+// meanwhile were captured by unpin; their records join the next batch.
+func (c *UtxoCache) write(job *flushJob) error {
+	cs, recs, batch := c.cs, job.recs, c.batch
 	var marker [72]byte
 	split := false
-	if c.batch == nil {
-		c.batch = leveldb.MakeBatchWithConfig(&leveldb.BatchConfig{InitialCapacity: c.maxBatch + batchSlack})
-	}
-	batch := c.batch
-	batch.Reset()
-	var keyBuf [maxCoinKeyLen]byte
-	valBuf := wire.GetBuffer(0)
-	defer wire.PutBuffer(valBuf)
-	done := 0 // recs[:done] are written
-	wo := &opt.WriteOptions{}
-	for i := range recs {
-		e := c.slabs.at(recs[i].idx)
-		key := appendCoinKey(keyBuf[:0], &e.key)
-		if e.flags&flagSpent != 0 {
-			batch.Delete(key)
-		} else {
-			*valBuf = AppendCoin((*valBuf)[:0], e.amount, c.entryScript(e), e.height, e.flags&flagCoinbase != 0)
-			batch.Put(key, *valBuf)
+	next, done := 0, 0 // recs[:next] serialized, recs[:done] unpinned
+	for {
+		t0 := c.lock()
+		if c.cow.Len() > 0 {
+			c.cow.Replay(batch)
+			c.cow.Reset()
+		}
+		end := min(next+flushStep, len(recs))
+		for ; next < end && len(batch.Dump()) < c.maxBatch; next++ {
+			if e := c.slabs.at(recs[next].idx); e.flags&flagPinned != 0 {
+				c.appendRecord(batch, e)
+			}
+		}
+		last := next == len(recs)
+		if last {
+			// Every snapshot record is in this batch or written: later
+			// changes need no capture.
+			c.cowActive = false
+			batch.Put([]byte{keyBestBlock}, appendMarker(marker[:0], job.best))
+			batch.Delete([]byte{keyHeadBlocks})
 		}
 		c.batchPeak = max(c.batchPeak, batch.Len())
-		if len(batch.Dump()) < c.maxBatch || i == len(recs)-1 {
+		full := len(batch.Dump()) >= c.maxBatch
+		c.unlock(t0)
+		if !last && !full {
 			continue
 		}
-		if !split {
+		if !last && !split {
 			// First of several batches: mark the flush as in progress
 			// so a crash leaves a detectable, replayable state.
 			split = true
-			hb := appendMarker(appendMarker(marker[:0], newBest), old)
+			hb := appendMarker(appendMarker(marker[:0], job.best), job.old)
 			var mb leveldb.Batch
 			mb.Put([]byte{keyHeadBlocks}, hb)
 			mb.Delete([]byte{keyBestBlock})
 			if err := cs.db.Write(&mb, &opt.WriteOptions{Sync: cs.syncEach}); err != nil {
-				c.relist(recs)
-				return levelErr(err, "write head blocks")
+				return c.fail(job, done, levelErr(err, "write head blocks"))
 			}
 		}
-		if err := cs.db.Write(batch, wo); err != nil {
-			c.relist(recs[done:])
-			return levelErr(err, "write coins")
+		if testWriteHook != nil {
+			testWriteHook()
 		}
-		if testFlushHook != nil {
+		if err := cs.db.Write(batch, &opt.WriteOptions{Sync: last && cs.syncEach}); err != nil {
+			return c.fail(job, done, levelErr(err, "write coins"))
+		}
+		if !last && testFlushHook != nil {
 			if err := testFlushHook(); err != nil {
-				c.relist(recs[done:])
-				return err
+				return c.fail(job, done, err)
 			}
 		}
-		c.markClean(recs[done : i+1])
-		done = i + 1
+		if last {
+			cs.mu.Lock()
+			cs.best = job.best
+			cs.head = nil
+			cs.mu.Unlock()
+		}
+		t0 = c.lock()
 		batch.Reset()
+		c.unlock(t0)
+		// The written records are in LevelDB: their entries may go.
+		c.release(recs[done:next])
+		done = next
+		if last {
+			break
+		}
 	}
-	batch.Put([]byte{keyBestBlock}, appendMarker(marker[:0], newBest))
-	batch.Delete([]byte{keyHeadBlocks})
-	if err := cs.db.Write(batch, &opt.WriteOptions{Sync: cs.syncEach}); err != nil {
-		c.relist(recs[done:])
-		return levelErr(err, "write coins and best block")
+	t0 := c.lock()
+	if c.cow.Len() > 0 || len(c.cow.Dump()) > 1<<20 {
+		c.cow = nil // redundant captures after the last step; do not keep a big buffer
 	}
-	c.markClean(recs[done:])
-	batch.Reset()
-	c.dirty = c.dirty[:0]
-	cs.mu.Lock()
-	cs.best = newBest
-	cs.head = nil
-	cs.mu.Unlock()
-
+	c.unlock(t0)
 	c.shrink()
-	d := time.Since(start)
-	c.lastFlush = time.Now()
+	t0 = c.lock()
+	c.writing = false
+	d := time.Since(job.start)
 	c.stats.Flushes++
 	c.stats.FlushedCoins += uint64(len(recs))
 	c.stats.LastFlush = d
 	c.stats.TotalFlush += d
-	if d > c.stats.LongestFlush {
-		c.stats.LongestFlush = d
-	}
+	c.stats.LongestFlush = max(c.stats.LongestFlush, d)
+	c.unlock(t0)
+	c.mu.Lock()
+	c.stats.LastPause = c.curPause
+	c.stats.LongestPause = max(c.stats.LongestPause, c.curPause)
+	c.mu.Unlock()
 	return nil
 }
 
-// relist puts entries whose write failed back on the dirty list so the next
-// flush retries them.
-func (c *UtxoCache) relist(recs []sortRec) {
-	for _, r := range recs {
-		c.slabs.at(r.idx).flags |= flagListed
+// release unpins written entries in steps: spent ones leave the cache, the
+// rest stay as clean, non-fresh entries. Entries changed since the
+// snapshot are no longer pinned and stay dirty.
+func (c *UtxoCache) release(recs []sortRec) {
+	for len(recs) > 0 {
+		n := min(flushStep, len(recs))
+		t0 := c.lock()
+		for _, r := range recs[:n] {
+			e := c.slabs.at(r.idx)
+			if e.flags&flagPinned == 0 {
+				continue
+			}
+			if e.flags&flagSpent != 0 {
+				if _, pos, ok := c.table.find(&c.slabs, &e.key); ok {
+					c.remove(e, r.idx, pos)
+				}
+				continue
+			}
+			e.flags &^= flagPinned
+			c.pinnedCount--
+		}
+		c.unlock(t0)
+		recs = recs[n:]
 	}
+}
+
+// fail ends a flush whose write failed: entries not known to be written
+// become dirty again so the next flush retries them.
+func (c *UtxoCache) fail(job *flushJob, done int, err error) error {
+	t0 := c.lock()
+	defer c.unlock(t0)
+	for _, r := range job.recs[done:] {
+		e := c.slabs.at(r.idx)
+		if e.flags&flagPinned == 0 {
+			continue // changed meanwhile: already dirty
+		}
+		e.flags &^= flagPinned
+		c.pinnedCount--
+		c.markDirty(e, r.idx)
+	}
+	c.batch.Reset()
+	c.cow.Reset()
+	c.cowActive = false
+	c.writing = false
+	return err
 }
 
 // testFlushHook, if set by a test, runs after each intermediate batch of a
 // split flush; an error aborts the flush there as a crash would.
 var testFlushHook func() error
 
-// markClean updates entries whose records were written: spent ones leave
-// the cache, the rest stay as clean, non-fresh entries.
-func (c *UtxoCache) markClean(recs []sortRec) {
-	for _, r := range recs {
-		e := c.slabs.at(r.idx)
-		if e.flags&flagSpent != 0 {
-			_, pos, ok := c.table.find(&c.slabs, &e.key)
-			if ok {
-				c.remove(e, r.idx, pos)
-			}
-			continue
-		}
-		e.flags &^= flagDirty | flagFresh
-		c.dirtyCount--
-	}
-}
+// testWriteHook, if set by a test, runs before each batch write, without
+// the cache lock: a test can change the cache while a write is pending.
+var testWriteHook func()
 
 // shrink brings the cache back within budget after a flush: it evicts
 // clean entries until the live ones fit in about 90% of the budget, then
 // moves entries out of the highest slab chunks into free slots below so
-// those chunks can be released.
+// those chunks can be released. It works in steps of one lock hold each
+// (flushStep evictions, one chunk), so lookups and block connection
+// proceed meanwhile; the caller holds flushMu but not mu.
 func (c *UtxoCache) shrink() {
+	t0 := c.lock()
 	if c.memUsage() <= c.maxBytes {
+		c.unlock(t0)
 		return
 	}
 	fixed := c.memUsage() - int64(len(c.slabs.chunks))*slabLen*entrySize
-	target := (c.maxBytes*9/10 - fixed) / entrySize
-	if target < 0 {
-		target = 0
+	target := max((c.maxBytes*9/10-fixed)/entrySize, 0)
+	need := max(int64(c.table.count)-target, 0)
+	c.unlock(t0)
+	for need > 0 {
+		t0 := c.lock()
+		ev := c.stats.Evictions
+		c.evict(int(min(need, flushStep)))
+		freed := int64(c.stats.Evictions - ev)
+		if freed == 0 {
+			c.unlock(t0)
+			break // everything left is dirty
+		}
+		need -= freed
+		c.unlock(t0)
 	}
-	if live := int64(c.table.count); live > target {
-		c.evict(int(live - target))
-	}
+	t0 = c.lock()
 	c.compactArena()
-	// Chunks needed for the live entries, plus one of slack if it fits.
-	const chunkBytes = slabLen * entrySize
-	keep := (c.table.count + slabLen - 1) / slabLen
-	if fixed+int64(keep+1)*chunkBytes <= c.maxBytes {
-		keep++
-	}
-	if keep >= len(c.slabs.chunks) {
-		return
-	}
-	limit := uint32(keep * slabLen)
-	// Free slots below the limit, lowest first.
-	var free []uint32
-	for i := uint32(0); i < limit; i++ {
-		if c.slabs.at(i).flags&flagLive == 0 {
-			free = append(free, i)
+	n := len(c.slabs.chunks)
+	c.unlock(t0)
+	for range n {
+		t0 := c.lock()
+		more := c.releaseTopChunk()
+		c.unlock(t0)
+		if !more {
+			break
 		}
 	}
-	j := 0
-	for i := limit; i < uint32(c.slabs.capacity()); i++ {
-		e := c.slabs.at(i)
-		if e.flags&flagLive == 0 {
-			continue
-		}
-		_, pos, ok := c.table.find(&c.slabs, &e.key)
-		if !ok || j >= len(free) {
-			continue // cannot happen: keep counts every live entry
-		}
-		to := free[j]
-		j++
-		*c.slabs.at(to) = *e
-		e.flags = 0
-		c.table.replaceAt(pos, to)
-	}
-	for k := keep; k < len(c.slabs.chunks); k++ {
-		c.slabs.chunks[k] = nil
-	}
-	c.slabs.chunks = c.slabs.chunks[:keep]
-	// Rebuild the free stack (lowest index on top) without the released
-	// chunks.
-	rest := free[j:]
-	c.slabs.free = c.slabs.free[:0]
-	for k := len(rest) - 1; k >= 0; k-- {
-		c.slabs.free = append(c.slabs.free, rest[k])
-	}
+	t0 = c.lock()
 	if cap(c.slabs.free) > 2*len(c.slabs.free)+slabLen {
 		c.slabs.free = slices.Clip(c.slabs.free)
 	}
@@ -248,7 +426,84 @@ func (c *UtxoCache) shrink() {
 	// Scratch buffers sized for the flush that just finished would keep
 	// the cache over budget; let them go.
 	c.sorted = nil
-	c.dirty = nil
+	if len(c.dirty) == 0 {
+		c.dirty = nil
+	}
+	c.unlock(t0)
+}
+
+// releaseTopChunk moves the live entries of the highest slab chunk into
+// free slots below it and releases the chunk, if the live entries need
+// fewer chunks (plus one of slack if it fits the budget). It reports
+// whether it released one. The caller holds mu.
+func (c *UtxoCache) releaseTopChunk() bool {
+	const chunkBytes = slabLen * entrySize
+	fixed := c.memUsage() - int64(len(c.slabs.chunks))*chunkBytes
+	keep := (c.table.count + slabLen - 1) / slabLen
+	if fixed+int64(keep+1)*chunkBytes <= c.maxBytes {
+		keep++
+	}
+	top := len(c.slabs.chunks) - 1
+	if top < keep || top < 1 {
+		return false
+	}
+	base := uint32(top * slabLen)
+	chunk := c.slabs.chunks[top]
+	live, below := 0, 0
+	for i := range chunk {
+		if chunk[i].flags&flagLive != 0 {
+			live++
+		}
+	}
+	for _, i := range c.slabs.free {
+		if i < base {
+			below++
+		}
+	}
+	if live > below {
+		return false
+	}
+	// The chunk's own free slots go; the ones below stay in order.
+	free := c.slabs.free[:0]
+	for _, i := range c.slabs.free {
+		if i < base {
+			free = append(free, i)
+		}
+	}
+	var movedTo [slabLen]uint32 // new index + 1
+	for i := range chunk {
+		e := &chunk[i]
+		if e.flags&flagLive == 0 {
+			continue
+		}
+		_, pos, ok := c.table.find(&c.slabs, &e.key)
+		if !ok {
+			continue // cannot happen: every live entry is in the table
+		}
+		to := free[len(free)-1]
+		free = free[:len(free)-1]
+		*c.slabs.at(to) = *e
+		e.flags = 0
+		c.table.replaceAt(pos, to)
+		movedTo[i] = to + 1
+	}
+	c.slabs.free = free
+	// Entries changed since the flush's snapshot are on the dirty list by
+	// index: follow the moves and drop stale indices into the chunk.
+	out := c.dirty[:0]
+	for _, idx := range c.dirty {
+		if idx >= base {
+			if movedTo[idx-base] == 0 {
+				continue
+			}
+			idx = movedTo[idx-base] - 1
+		}
+		out = append(out, idx)
+	}
+	c.dirty = out
+	c.slabs.chunks[top] = nil
+	c.slabs.chunks = c.slabs.chunks[:top]
+	return true
 }
 
 // compactArena rebuilds the script arena when freed blocks make up most of

@@ -30,6 +30,10 @@ const (
 	flagRef                // touched since the clock hand last passed (eviction)
 	flagListed             // already in the dirty list
 	flagCoinbase
+	// flagPinned marks an entry whose snapshot the flush in progress is
+	// writing: it may not be evicted (a later miss would read the old value
+	// from LevelDB), and changing it first captures the snapshot (unpin).
+	flagPinned
 )
 
 // cacheEntry is one cached output, 88 bytes, pointer-free.

@@ -31,7 +31,11 @@ const DefaultUtxoCacheBytes = 450 << 20
 // ChainState. It is safe for concurrent use; the chain's sync goroutine is
 // expected to be the main user.
 type UtxoCache struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// flushMu is held from a flush's snapshot until its write has
+	// finished, so at most one flush runs at a time and the next one waits
+	// for the previous background write (see FlushAsync).
+	flushMu  sync.Mutex
 	cs       *ChainState
 	maxBytes int64
 
@@ -52,6 +56,18 @@ type UtxoCache struct {
 	batch     *leveldb.Batch
 	batchPeak int
 
+	// State of the flush in progress (see flush.go). pinnedCount counts
+	// entries with flagPinned; cow collects the snapshot records of pinned
+	// entries changed before the flush serialized them; writing is set
+	// from the snapshot until the write has finished.
+	pinnedCount int
+	cow         *leveldb.Batch
+	cowActive   bool
+	writing     bool
+	val         []byte        // value scratch, used under mu
+	curPause    time.Duration // longest lock hold of the flush in progress
+	asyncErr    error         // unreported error of a background write (flushMu)
+
 	lastFlush time.Time
 	interval  time.Duration
 	maxBatch  int
@@ -60,18 +76,28 @@ type UtxoCache struct {
 
 // CacheStats reports the cache's behaviour since it was created.
 type CacheStats struct {
-	Entries       int   // live entries (including spent tombstones)
-	Dirty         int   // entries waiting for a flush
-	MemUsage      int64 // bytes of all backing arrays (what the budget limits)
-	MaxBytes      int64
-	Hits          uint64
-	Misses        uint64 // lookups that went to LevelDB
-	Evictions     uint64
-	Flushes       uint64
-	FlushedCoins  uint64 // records written (puts and deletes)
-	LastFlush     time.Duration
-	LongestFlush  time.Duration // longest pause of a Flush call
-	TotalFlush    time.Duration
+	Entries      int   // live entries (including spent tombstones)
+	Dirty        int   // entries waiting for a flush
+	MemUsage     int64 // bytes of all backing arrays (what the budget limits)
+	MaxBytes     int64
+	Hits         uint64
+	Misses       uint64 // lookups that went to LevelDB
+	Evictions    uint64
+	Flushes      uint64
+	FlushedCoins uint64 // records written (puts and deletes)
+	LastFlush    time.Duration
+	LongestFlush time.Duration // longest flush, snapshot to durable write
+	TotalFlush   time.Duration
+	// LastPause and LongestPause are the longest stretch for which a flush
+	// held the cache lock (stalling block connection and lookups), in the
+	// last flush and overall; TotalPause sums every stretch.
+	LastPause    time.Duration
+	LongestPause time.Duration
+	TotalPause   time.Duration
+	// Pinned counts entries written by a flush in progress that may not be
+	// evicted until the write is done.
+	Pinned        int
+	Flushing      bool  // a (background) flush write is in progress
 	OverBudgetMax int64 // worst MemUsage seen above MaxBytes (all entries dirty)
 }
 
@@ -120,8 +146,12 @@ func makeKey(op *wire.OutPoint) (k outKey) {
 
 // memUsage is the exact size of every backing array the cache owns.
 func (c *UtxoCache) memUsage() int64 {
-	return c.slabs.memUsage() + c.table.memUsage() + c.arena.memUsage() +
-		int64(cap(c.dirty))*4 + int64(cap(c.sorted))*16 + c.batchMem()
+	n := c.slabs.memUsage() + c.table.memUsage() + c.arena.memUsage() +
+		int64(cap(c.dirty))*4 + int64(cap(c.sorted))*16 + c.batchMem() + int64(cap(c.val))
+	if c.cow != nil {
+		n += int64(len(c.cow.Dump())) + int64(c.cow.Len())*40
+	}
+	return n
 }
 
 // batchMem estimates the reused LevelDB batch: its preallocated data
@@ -145,7 +175,7 @@ func (c *UtxoCache) alloc() uint32 {
 		// Scanning for clean entries when nearly all are dirty would cost
 		// a pass over the cache per chunk; grow instead and let
 		// NeedsFlush trigger the flush that is due anyway.
-		if c.memUsage()+slabLen*entrySize > c.maxBytes && (c.table.count-c.dirtyCount)*10 >= c.table.count {
+		if c.memUsage()+slabLen*entrySize > c.maxBytes && (c.table.count-c.dirtyCount-c.pinnedCount)*10 >= c.table.count {
 			c.evict(slabLen / 2)
 		}
 		if len(c.slabs.free) == 0 {
@@ -186,6 +216,9 @@ func (c *UtxoCache) remove(e *cacheEntry, idx uint32, pos uint64) {
 	c.clearScript(e)
 	if e.flags&flagDirty != 0 {
 		c.dirtyCount--
+	}
+	if e.flags&flagPinned != 0 {
+		c.pinnedCount--
 	}
 	c.table.deleteAt(&c.slabs, pos)
 	if e.flags&flagListed != 0 && len(c.dirty) > 0 && c.dirty[len(c.dirty)-1] == idx {
@@ -245,7 +278,7 @@ func (c *UtxoCache) evict(n int) {
 		idx := c.hand
 		c.hand++
 		e := c.slabs.at(idx)
-		if e.flags&flagLive == 0 || e.flags&flagDirty != 0 {
+		if e.flags&flagLive == 0 || e.flags&(flagDirty|flagPinned) != 0 {
 			continue
 		}
 		if e.flags&flagRef != 0 {
@@ -443,7 +476,9 @@ func (c *UtxoCache) AddEntry(op *wire.OutPoint, e *UtxoEntry, possibleOverwrite 
 			}
 			// An entry that never reached the database stays fresh.
 			fresh = ce.flags&flagFresh != 0
-		} else {
+		}
+		c.unpin(ce)
+		if ce.flags&flagSpent != 0 {
 			// A tombstone means the database still holds the old coin.
 			fresh = false
 		}
@@ -502,6 +537,9 @@ func (c *UtxoCache) SpendEntry(op *wire.OutPoint, dst *UtxoEntry) (bool, error) 
 		c.remove(e, idx, pos)
 		return true, nil
 	}
+	// A pinned coin's snapshot said unspent: the spend must reach the
+	// next flush as a tombstone.
+	c.unpin(e)
 	c.clearScript(e)
 	e.flags |= flagSpent
 	c.markDirty(e, idx)
@@ -515,6 +553,13 @@ func (c *UtxoCache) NeedsFlush() bool {
 	defer c.mu.Unlock()
 	if c.dirtyCount == 0 {
 		return false
+	}
+	if c.writing {
+		// Entries of the write in progress cannot be evicted, so the
+		// cache may exceed its budget meanwhile; asking for a flush now
+		// would only block on that write. Past a quarter of the budget
+		// beyond, it does (back-pressure).
+		return c.memUsage() > c.maxBytes+c.maxBytes/4
 	}
 	if c.memUsage() > c.maxBytes {
 		return true
@@ -531,5 +576,7 @@ func (c *UtxoCache) Stats() CacheStats {
 	s.Dirty = c.dirtyCount
 	s.MemUsage = c.memUsage()
 	s.MaxBytes = c.maxBytes
+	s.Pinned = c.pinnedCount
+	s.Flushing = c.writing
 	return s
 }

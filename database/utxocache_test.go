@@ -66,11 +66,46 @@ func TestUtxoCacheModel(t *testing.T) {
 	}
 	var stack []applied
 	var gone []wire.OutPoint
+	// A background flush in progress: its result channel, the model it
+	// must have written, and the gate holding its first batch write back
+	// until the next block has been applied (so that block changes,
+	// spends and evicts around pinned entries).
+	var pend struct {
+		ch     <-chan error
+		want   model
+		height int32
+		gate   chan struct{}
+	}
+	pinnedHits, asyncFlushes := 0, 0
+	openGate := func() {
+		if pend.gate != nil {
+			close(pend.gate)
+			pend.gate = nil
+		}
+	}
+	finish := func(step int) {
+		if pend.ch == nil {
+			return
+		}
+		openGate()
+		if err := <-pend.ch; err != nil {
+			t.Fatal(err)
+		}
+		testWriteHook = nil
+		pend.ch = nil
+		// Exactly the snapshot, whatever changed during the write.
+		compareModels(t, "db after background flush at step "+strconv.Itoa(step), dbContents(t, cs), pend.want)
+		if best := cs.BestBlock(); best.Height != pend.height {
+			t.Fatalf("step %d: best %d after background flush at %d", step, best.Height, pend.height)
+		}
+	}
+	defer func() { openGate(); testWriteHook = nil }()
 	steps := 300
 	if testing.Short() {
 		steps = 100
 	}
 	for step := range steps {
+		pinnedBefore := c.Stats().Pinned
 		if len(stack) > 0 && r.IntN(6) == 0 {
 			// Disconnect the tip: remove its outputs, restore what it spent
 			// (in reverse order, as a chain would), using the undo entries.
@@ -136,16 +171,39 @@ func TestUtxoCacheModel(t *testing.T) {
 				missing = append(missing, op)
 			}
 		}
+		if pend.gate != nil {
+			// Pinned entries changed while the write was held back.
+			pinnedHits += pinnedBefore - c.Stats().Pinned
+			openGate()
+		}
 		if r.IntN(4) == 0 || c.NeedsFlush() {
-			if err := c.Flush(blockHash(g.height), g.height); err != nil {
-				t.Fatal(err)
-			}
-			st := c.Stats()
-			if st.MemUsage > budget {
-				t.Fatalf("step %d: after flush %d bytes in use, budget %d", step, st.MemUsage, budget)
+			finish(step)
+			if r.IntN(2) == 0 {
+				gate := make(chan struct{})
+				pend.gate = gate
+				testWriteHook = func() { <-gate }
+				pend.want, pend.height = g.model.clone(), g.height
+				pend.ch = c.FlushAsync(blockHash(g.height), g.height)
+				asyncFlushes++
+			} else {
+				if err := c.Flush(blockHash(g.height), g.height); err != nil {
+					t.Fatal(err)
+				}
+				st := c.Stats()
+				if st.MemUsage > budget {
+					t.Fatalf("step %d: after flush %d bytes in use, budget %d", step, st.MemUsage, budget)
+				}
 			}
 		}
-		checkCache(t, step, c, g.model, missing)
+		if pend.gate == nil || r.IntN(2) == 0 {
+			// Lookups (loading misses, evicting) while the write waits.
+			checkCache(t, step, c, g.model, missing)
+		}
+	}
+	finish(steps)
+	t.Logf("%d background flushes; %d pinned entries changed during their writes", asyncFlushes, pinnedHits)
+	if asyncFlushes == 0 || pinnedHits == 0 {
+		t.Errorf("background path not exercised")
 	}
 	if err := c.Flush(blockHash(g.height), g.height); err != nil {
 		t.Fatal(err)

@@ -135,7 +135,8 @@ func TestScrapeEndToEnd(t *testing.T) {
 		SigCache: func() (uint64, uint64) { return 70, 30 },
 		UtxoCache: func() UtxoCacheStats {
 			return UtxoCacheStats{Entries: 1000, Dirty: 10, MemUsage: 1 << 20, MaxBytes: 450 << 20,
-				Hits: 900, Misses: 100, Flushes: 4, LastFlush: 1500 * time.Millisecond, TotalFlush: 3 * time.Second}
+				Hits: 900, Misses: 100, Flushes: 4, LastFlush: 1500 * time.Millisecond, TotalFlush: 3 * time.Second,
+				LastPause: 1500 * time.Millisecond, TotalPause: 3 * time.Second}
 		},
 		LevelDB: map[string]func(*leveldb.DBStats) error{"chainstate": db.Stats},
 		Peers:   func() (int, int) { return 5, 8 },

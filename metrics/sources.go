@@ -51,8 +51,10 @@ type UtxoCacheStats struct {
 	Evictions    uint64
 	Flushes      uint64
 	FlushedCoins uint64        // records written by flushes
-	LastFlush    time.Duration // pause of the latest flush
-	TotalFlush   time.Duration // all flush pauses together
+	LastFlush    time.Duration // duration of the latest flush
+	TotalFlush   time.Duration // all flush durations together
+	LastPause    time.Duration // longest lock hold of the latest flush
+	TotalPause   time.Duration // all flush lock holds together
 }
 
 // MempoolStats is what Sources.Mempool reports.
@@ -261,8 +263,8 @@ func (c *sourceCollector) collectUtxo(st UtxoCacheStats, gauge, counter emitFunc
 	counter(c.utxoEvictions, float64(st.Evictions))
 	counter(c.utxoFlushes, float64(st.Flushes))
 	counter(c.utxoFlushed, float64(st.FlushedCoins))
-	gauge(c.utxoLastPause, st.LastFlush.Seconds())
-	counter(c.utxoPauseTotal, st.TotalFlush.Seconds())
+	gauge(c.utxoLastPause, st.LastPause.Seconds())
+	counter(c.utxoPauseTotal, st.TotalPause.Seconds())
 }
 
 func (c *sourceCollector) collectLevelDB(db string, st *leveldb.DBStats, gauge, counter emitFunc) {
