@@ -34,7 +34,7 @@ const (
 	defaultMinRelayTxFee    = 0.000001 // BTC/kvB, i.e. 100 sat/kvB (Bitcoin Core 30's default)
 	defaultMaxMempoolMB     = 300
 	defaultMempoolExpiryHrs = 336
-	defaultDataCarrierSize  = 83
+	defaultDataCarrierSize  = 100000 // Bitcoin Core 30: total OP_RETURN bytes per transaction
 
 	// minPruneMiB follows btcd: below this the node could not keep enough
 	// recent blocks to survive a deep reorganization.

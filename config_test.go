@@ -71,7 +71,7 @@ func TestDefaults(t *testing.T) {
 	check("minRelayTxFeeSat", cfg.minRelayTxFeeSat, int64(100))
 	check("MaxMempool", cfg.MaxMempool, uint64(300))
 	check("MempoolExpiry", cfg.MempoolExpiry, uint64(336))
-	check("DataCarrierSize", cfg.DataCarrierSize, uint32(83))
+	check("DataCarrierSize", cfg.DataCarrierSize, uint32(100000))
 	check("scriptThreads", cfg.scriptThreads, runtime.NumCPU())
 	check("assumeValidMode", cfg.assumeValidMode, assumeValidDefault)
 	check("global level", cfg.debugLevels.global, btclog.LevelInfo)
