@@ -107,6 +107,9 @@ type BlockChain struct {
 	// the current one is connected. See BenchmarkConnectTwoBlocks2000P2WPKH
 	// for why it is off.
 	prepareOverlap bool
+	// asyncFlush receives the result of the chainstate write that
+	// maybeFlush started in the background; nil when none is pending.
+	asyncFlush <-chan error
 
 	txIndex txIndex
 	prune   pruneState
@@ -281,6 +284,10 @@ func (b *BlockChain) Flush() error {
 // flush makes block data, undo data and the index durable before the
 // chainstate, which then refers only to stored blocks.
 func (b *BlockChain) flush() error {
+	// UtxoCache.Flush waits for a background write itself; collect that
+	// write's result so that a failure is reported (its entries stayed
+	// dirty, so this flush writes them again).
+	asyncErr := b.waitAsyncFlush()
 	b.index.writeDirty(b.db)
 	if err := b.db.Flush(); err != nil {
 		return err
@@ -292,13 +299,62 @@ func (b *BlockChain) flush() error {
 	}
 	// Only now that the chainstate is past every block it deletes may
 	// pruning remove block and undo data.
-	return b.pruneAfterFlush()
+	if err := b.pruneAfterFlush(); err != nil {
+		return err
+	}
+	return asyncErr
 }
 
-// maybeFlush flushes when the cache asks for it.
+// maybeFlush flushes when the cache asks for it. Unless pruning is due
+// (which must wait for the chainstate write), the chainstate is written
+// in the background (UtxoCache.FlushAsync) while blocks go on being
+// connected: a synchronous flush leaves the script workers idle for the
+// whole LevelDB write, which with a small --utxocachemaxsize cost a
+// third of the sync's wall time (docs/performance.md, "IBD"). Block
+// files, undo data and the index are still made durable first, so the
+// chainstate never refers to unstored blocks.
 func (b *BlockChain) maybeFlush() error {
-	if b.cache.NeedsFlush() || b.pruneDue() {
+	if b.pruneDue() {
 		return b.flush()
 	}
+	if err := b.pollAsyncFlush(); err != nil {
+		return err
+	}
+	if !b.cache.NeedsFlush() {
+		return nil
+	}
+	b.index.writeDirty(b.db)
+	if err := b.db.Flush(); err != nil {
+		return err
+	}
+	clear(b.txIndex.pending)
+	tip := b.chain.tip()
+	b.asyncFlush = b.cache.FlushAsync(tip.hash, tip.height)
 	return nil
+}
+
+// pollAsyncFlush returns the result of a finished background flush, if
+// any, without waiting. A failed write left its entries dirty, so the
+// next flush writes them again.
+func (b *BlockChain) pollAsyncFlush() error {
+	if b.asyncFlush == nil {
+		return nil
+	}
+	select {
+	case err := <-b.asyncFlush:
+		b.asyncFlush = nil
+		return err
+	default:
+		return nil
+	}
+}
+
+// waitAsyncFlush waits for a background flush and returns its result.
+func (b *BlockChain) waitAsyncFlush() error {
+	if b.asyncFlush == nil {
+		return nil
+	}
+	err := <-b.asyncFlush
+	b.asyncFlush = nil
+	return err
 }

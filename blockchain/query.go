@@ -2,6 +2,7 @@ package blockchain
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/txscript"
@@ -256,7 +257,12 @@ func (b *BlockChain) MissingBlocks(max int) []wire.Hash {
 		return nil
 	}
 	fork := b.chain.findForkWithChain(best)
-	var out []wire.Hash
+	span := int(best.height - fork.height)
+	if span <= 0 {
+		return nil
+	}
+	// Sized once: the sync manager asks for a whole window per call.
+	out := make([]wire.Hash, 0, min(max, span))
 	for h := fork.height + 1; h <= best.height && len(out) < max; h++ {
 		n := best.ancestor(h)
 		if n.status&statusDataStored == 0 {
@@ -287,19 +293,29 @@ func (b *BlockChain) HeaderByHash(hash *wire.Hash) (wire.BlockHeader, int32, boo
 // connected; coins that block N creates or spends are simply not found or
 // found spent, which is harmless for a prefetch.
 func (b *BlockChain) PrefetchInputs(block *wire.MsgBlock) error {
-	n := 0
-	for _, tx := range block.Transactions[min(1, len(block.Transactions)):] {
-		n += len(tx.TxIn)
-	}
-	ops := make([]wire.OutPoint, 0, n)
+	sc := prefetchPool.Get().(*prefetchScratch)
+	defer prefetchPool.Put(sc)
+	sc.ops = sc.ops[:0]
 	for _, tx := range block.Transactions[min(1, len(block.Transactions)):] {
 		for i := range tx.TxIn {
-			ops = append(ops, tx.TxIn[i].PreviousOutPoint)
+			sc.ops = append(sc.ops, tx.TxIn[i].PreviousOutPoint)
 		}
 	}
-	_, _, err := b.cache.FetchEntries(ops, nil, nil)
+	var err error
+	sc.coins, sc.scripts, err = b.cache.FetchEntries(sc.ops, sc.coins, sc.scripts)
 	return err
 }
+
+// prefetchScratch holds PrefetchInputs' buffers between calls; peers call
+// it concurrently, so they come from a pool rather than the chain's
+// scratch. The coins and scripts only serve to warm the cache.
+type prefetchScratch struct {
+	ops     []wire.OutPoint
+	coins   []database.UtxoEntry
+	scripts []byte
+}
+
+var prefetchPool = sync.Pool{New: func() any { return new(prefetchScratch) }}
 
 // SpentOutputs decodes into u the outputs that the block with the given
 // hash spent, in input order (from its undo record); indexes such as the

@@ -69,6 +69,7 @@ func newScriptPool(workers int) *scriptPool {
 	p := &scriptPool{workers: workers}
 	if workers <= 1 {
 		p.inline = txscript.NewEngine()
+		p.inline.SetCacheStore(false)
 		return p
 	}
 	p.jobs = make(chan scriptJob, 4*workers*scriptChunk)
@@ -82,6 +83,7 @@ func newScriptPool(workers int) *scriptPool {
 func (p *scriptPool) work() {
 	defer p.done.Done()
 	e := txscript.NewEngine()
+	e.SetCacheStore(false) // look up only, as Core's ConnectBlock
 	for j := range p.jobs {
 		p.run(e, &j)
 	}

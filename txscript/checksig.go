@@ -55,7 +55,7 @@ func (e *Engine) checkECDSA(sig, pk, scriptCode []byte) bool {
 	if !verifyECDSA(der, pk, &h) {
 		return false
 	}
-	if e.cache != nil {
+	if e.cache != nil && !e.noStore {
 		e.cache.add(&key)
 	}
 	return true
@@ -122,7 +122,7 @@ func (e *Engine) checkSchnorr(sig, pk []byte, sv sigVersion) error {
 	if !verifySchnorr(sig, pk, &h) {
 		return ErrSchnorrSig
 	}
-	if e.cache != nil {
+	if e.cache != nil && !e.noStore {
 		e.cache.add(&key)
 	}
 	return nil

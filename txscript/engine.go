@@ -50,6 +50,8 @@ type Engine struct {
 	hashes  *TxSigHashes
 	cache   *SigCache
 	ownHash TxSigHashes
+	// noStore keeps successful checks out of cache (SetCacheStore).
+	noStore bool
 
 	dstack, astack, saved stack
 	cond                  condStack
@@ -71,6 +73,14 @@ type Engine struct {
 
 	p2wpkhScript [25]byte
 }
+
+// SetCacheStore chooses whether checks that succeed are added to the
+// signature cache passed to Verify (the default) or only looked up in it.
+// Block connection looks up only, as Core's ConnectBlock does: a
+// connected block's signatures are never checked again, so storing them
+// would only evict the entries of mempool transactions still to come in
+// blocks, and during IBD every add of a full cache is an eviction.
+func (e *Engine) SetCacheStore(store bool) { e.noStore = !store }
 
 // NewEngine returns an Engine ready for Verify.
 func NewEngine() *Engine {

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 
 	"github.com/btcsuite/btcd/btcec/v2"
-	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
 )
 
 // SigHashType is the signature hash type byte appended to signatures.
@@ -226,19 +225,104 @@ func pubKeySizeValid(pk []byte) bool {
 // verifyECDSA checks a DER signature (hash type byte already removed)
 // against a serialized public key the way Core does: lax parsing, S
 // normalisation (ECDSA verification is symmetric in S), then verification.
+// It works on secp256k1's value types directly, so nothing escapes to the
+// heap: btcec's ParsePubKey and Signature.Verify allocated 13 objects per
+// check, which made ECDSA the largest source of garbage during IBD.
 func verifyECDSA(sig, pubKey []byte, hash *[32]byte) bool {
 	if !pubKeySizeValid(pubKey) {
 		return false
 	}
 	r, s, ok := parseDERLax(sig)
-	if !ok {
+	if !ok || r.IsZero() || s.IsZero() {
 		return false
 	}
-	pk, err := btcec.ParsePubKey(pubKey)
-	if err != nil {
+	var Q btcec.JacobianPoint
+	if !parsePubKeyPoint(pubKey, &Q) {
 		return false
 	}
-	return ecdsa.NewSignature(&r, &s).Verify(hash[:], pk)
+	// u1 = e/s, u2 = r/s; the hash is reduced mod n as libsecp256k1 does.
+	var e, u1, u2 btcec.ModNScalar
+	e.SetBytes(hash)
+	w := s
+	inverseModN(&w)
+	u1.Mul2(&e, &w)
+	u2.Mul2(&r, &w)
+	var u1G, u2Q, X btcec.JacobianPoint
+	btcec.ScalarBaseMultNonConst(&u1, &u1G)
+	btcec.ScalarMultNonConst(&u2, &Q, &u2Q)
+	btcec.AddNonConst(&u1G, &u2Q, &X)
+	if (X.X.IsZero() && X.Y.IsZero()) || X.Z.IsZero() {
+		return false // point at infinity
+	}
+	// Compare in Jacobian coordinates to skip the field inversion of
+	// ToAffine: X.x/z^2 mod n == r holds iff r*z^2 == X.x, or r+n < p and
+	// (r+n)*z^2 == X.x (the affine x lies in [0, p) and p < 2n).
+	var rb [32]byte
+	r.PutBytes(&rb)
+	var rf, z2, t btcec.FieldVal
+	rf.SetBytes(&rb)
+	z2.SquareVal(&X.Z)
+	X.X.Normalize()
+	if t.Mul2(&rf, &z2).Normalize().Equals(&X.X) {
+		return true
+	}
+	if rf.IsGtOrEqPrimeMinusOrder() {
+		return false
+	}
+	rf.Add(&orderAsField)
+	return t.Mul2(&rf, &z2).Normalize().Equals(&X.X)
+}
+
+// orderAsField is the group order n as a field element, for the r+n case
+// of verifyECDSA.
+var orderAsField = func() btcec.FieldVal {
+	var f btcec.FieldVal
+	f.SetByteSlice([]byte{
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
+		0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b,
+		0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41,
+	})
+	return f
+}()
+
+// parsePubKeyPoint is libsecp256k1's eckey_pubkey_parse into a Jacobian
+// point with Z = 1: compressed (02/03), uncompressed (04) and hybrid
+// (06/07, whose tag must match Y's parity) keys; coordinates must be below
+// p and the point on the curve.
+func parsePubKeyPoint(pk []byte, Q *btcec.JacobianPoint) bool {
+	switch len(pk) {
+	case 33:
+		if pk[0] != 0x02 && pk[0] != 0x03 {
+			return false
+		}
+		if Q.X.SetByteSlice(pk[1:33]) || !btcec.DecompressY(&Q.X, pk[0] == 0x03, &Q.Y) {
+			return false
+		}
+	case 65:
+		if pk[0] != 0x04 && pk[0] != 0x06 && pk[0] != 0x07 {
+			return false
+		}
+		if Q.X.SetByteSlice(pk[1:33]) || Q.Y.SetByteSlice(pk[33:65]) {
+			return false
+		}
+		if pk[0] != 0x04 && Q.Y.IsOdd() != (pk[0] == 0x07) {
+			return false
+		}
+		// On the curve: y^2 == x^3 + 7.
+		var y2, x3 btcec.FieldVal
+		y2.SquareVal(&Q.Y).Normalize()
+		x3.SquareVal(&Q.X).Mul(&Q.X).AddInt(7).Normalize()
+		if !y2.Equals(&x3) {
+			return false
+		}
+	default:
+		return false
+	}
+	Q.X.Normalize()
+	Q.Y.Normalize()
+	Q.Z.SetInt(1)
+	return true
 }
 
 var tagChallenge = makeTag("BIP0340/challenge")

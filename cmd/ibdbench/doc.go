@@ -1,0 +1,73 @@
+// Command ibdbench measures initial block download of a synthetic signed
+// regtest chain by our btcd daemon, end to end, as separate processes.
+//
+// It builds btcd from the repository (or takes -btcd), generates the chain
+// with cmd/chaingen (fixed seed; reused when -chaindir already holds
+// blk00000.dat), and then:
+//
+//   - -mode p2p (default): starts a serving node that imports the chain
+//     with --loadblock (assumevalid at the tip, so it is quick) and waits
+//     until its tip is the chain's tip; then starts a fresh node with
+//     --connect to the server over loopback and times it until its tip is
+//     the chain's tip.
+//   - -mode loadblock: the fresh node imports the block files itself with
+//     --loadblock, no networking.
+//
+// Heights are read with the getblockcount RPC (cookie auth from the node's
+// data directory) every 50 ms. Just before the measured node is stopped
+// with SIGINT, ibdbench reads its peak RSS (VmHWM in /proc/PID/status),
+// its CPU time (/proc/PID/stat) and the runtime's exact allocation totals
+// (TotalAlloc and Mallocs at the end of /debug/pprof/allocs?debug=1 from
+// the node's --profile server). The node also writes --memprofile, whose
+// top allocation sites -top prints to stderr.
+//
+// The result is one JSON line: blocks, transactions (without coinbases),
+// inputs, wall and CPU seconds to the tip, tx/s, inputs/s, peak RSS,
+// bytes and objects allocated in all and per transaction, the UTXO cache
+// budget, and, unless -sigbench=false, the chain's signature verification
+// lower bound (chaingen -sigbench, run once per chain and kept in the
+// chain directory as sigbench.json) with the IBD's wall and CPU time as a
+// multiple of it. Since the measured wall time of the bound depends on the
+// machine's load when it was taken, ideal_bound_s (the one-core CPU time of
+// sighash+verify divided by the cores) and wall_vs_ideal are given too.
+//
+// Usage (from the repository root):
+//
+//	go run ./cmd/ibdbench [flags]
+//
+// Flags:
+//
+//	-size small|medium|large  chain to use (default small)
+//	-chaindir DIR             where the chain's block files are (default /tmp/cg-SIZE)
+//	-mode p2p|loadblock       how the measured node gets the blocks (default p2p)
+//	-assumevalid tip|none     skip scripts up to the tip, or check all (default none)
+//	-utxocache MiB            --utxocachemaxsize of the measured node (0: daemon default)
+//	-par N                    --par of the measured node (0: all cores)
+//	-btcd PATH                daemon binary (default: go build the repository into -workdir)
+//	-repo DIR                 repository root to build btcd and chaingen from (default .)
+//	-workdir DIR              data, logs and profiles (default a new temporary directory)
+//	-keep                     keep -workdir afterwards
+//	-timeout D                limit for each phase (default 30m)
+//	-sigbench                 measure (or reuse) the signature lower bound (default true)
+//	-cpuprofile               also write the measured node's CPU profile to -workdir
+//	-top N                    print the N top allocation sites (alloc_space) to stderr (default 0)
+//	-tail N                   coinbase-only blocks appended after the chain (default 2100 with
+//	                          -assumevalid tip, else 0; see below)
+//
+// Assume-valid only skips the scripts of blocks more than two weeks of
+// equivalent work (2,016 regtest blocks) below the best header, as in
+// Core; the generated chains are far shorter, so -assumevalid tip appends
+// -tail coinbase-only blocks (in a file in -workdir, mined at regtest
+// difficulty) and assumes the new tip valid. Times, CPU and allocations
+// are taken when the node reaches the last signed block; tail_s is the
+// extra time to the new tip. Only headers-first sync (-mode p2p) learns
+// the best header before connecting blocks: with -mode loadblock every
+// block is the best header when it is connected, so scripts are checked
+// whatever -assumevalid says (Core's -loadblock behaves the same way).
+//
+// Examples:
+//
+//	go run ./cmd/ibdbench -size small
+//	go run ./cmd/ibdbench -size medium -mode loadblock -assumevalid tip
+//	go run ./cmd/ibdbench -size medium -utxocache 10 -top 15
+package main

@@ -1,0 +1,623 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrConfig reports bad flags.
+var ErrConfig = errors.New("ibdbench: bad configuration")
+
+// ErrTimeout reports a phase that did not finish within -timeout.
+var ErrTimeout = errors.New("ibdbench: timed out")
+
+// options are the parsed flags.
+type options struct {
+	size, chainDir, mode, assumeValid string
+	utxoCache, par, top, tail         int
+	btcd, repo, workDir               string
+	keep, sigbench, cpuProfile        bool
+	timeout                           time.Duration
+}
+
+// result is the JSON line printed at the end.
+type result struct {
+	Size           string          `json:"size"`
+	Mode           string          `json:"mode"`
+	AssumeValid    string          `json:"assumevalid"`
+	Par            int             `json:"par"`
+	UtxoCacheMiB   int             `json:"utxocache_mib"`
+	Blocks         int             `json:"blocks"`
+	Transactions   int             `json:"transactions"`
+	Inputs         int             `json:"inputs"`
+	WallSeconds    float64         `json:"wall_s"`
+	CPUSeconds     float64         `json:"cpu_s"`
+	TxPerSec       float64         `json:"tx_per_s"`
+	InputsPerSec   float64         `json:"inputs_per_s"`
+	PeakRSSMiB     float64         `json:"peak_rss_mib"`
+	AllocBytes     uint64          `json:"alloc_bytes"`
+	AllocObjects   uint64          `json:"alloc_objects"`
+	BytesPerTx     float64         `json:"alloc_bytes_per_tx"`
+	ObjectsPerTx   float64         `json:"alloc_objects_per_tx"`
+	SigBound       json.RawMessage `json:"sig_lower_bound,omitempty"`
+	WallVsBound    float64         `json:"wall_vs_bound,omitempty"`
+	CPUVsBound     float64         `json:"cpu_vs_bound,omitempty"`
+	IdealBound     float64         `json:"ideal_bound_s,omitempty"`
+	WallVsIdeal    float64         `json:"wall_vs_ideal,omitempty"`
+	ShutdownCPU    float64         `json:"cpu_s_with_shutdown"`
+	LoadAverage    string          `json:"loadavg"`
+	ServerSeconds  float64         `json:"server_import_s,omitempty"`
+	TailBlocks     int             `json:"tail_blocks,omitempty"`
+	TailSeconds    float64         `json:"tail_s,omitempty"`
+	WorkDir        string          `json:"workdir,omitempty"`
+	ChainTip       string          `json:"tip"`
+	MemProfilePath string          `json:"memprofile,omitempty"`
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "ibdbench:", err)
+		if errors.Is(err, ErrConfig) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("ibdbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	fs.StringVar(&o.size, "size", "small", "chain size: small, medium or large")
+	fs.StringVar(&o.chainDir, "chaindir", "", "directory of the chain's block files (default /tmp/cg-SIZE)")
+	fs.StringVar(&o.mode, "mode", "p2p", "p2p or loadblock")
+	fs.StringVar(&o.assumeValid, "assumevalid", "none", "tip or none")
+	fs.IntVar(&o.utxoCache, "utxocache", 0, "--utxocachemaxsize in MiB (0: daemon default)")
+	fs.IntVar(&o.par, "par", 0, "--par of the measured node (0: all cores)")
+	fs.StringVar(&o.btcd, "btcd", "", "btcd binary (default: build it)")
+	fs.StringVar(&o.repo, "repo", ".", "repository root")
+	fs.StringVar(&o.workDir, "workdir", "", "working directory (default: temporary)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the working directory")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "limit for each phase")
+	fs.BoolVar(&o.sigbench, "sigbench", true, "measure or reuse the signature lower bound")
+	fs.BoolVar(&o.cpuProfile, "cpuprofile", false, "write the measured node's CPU profile")
+	fs.IntVar(&o.top, "top", 0, "print the N top allocation sites to stderr")
+	fs.IntVar(&o.tail, "tail", -1, "coinbase-only blocks appended after the chain (-1: 2100 with -assumevalid tip, else 0)")
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	switch {
+	case o.size != "small" && o.size != "medium" && o.size != "large":
+		return nil, fmt.Errorf("%w: -size %q", ErrConfig, o.size)
+	case o.mode != "p2p" && o.mode != "loadblock":
+		return nil, fmt.Errorf("%w: -mode %q", ErrConfig, o.mode)
+	case o.assumeValid != "tip" && o.assumeValid != "none":
+		return nil, fmt.Errorf("%w: -assumevalid %q", ErrConfig, o.assumeValid)
+	case o.utxoCache < 0 || o.par < 0 || o.timeout <= 0:
+		return nil, fmt.Errorf("%w: negative -utxocache, -par or -timeout", ErrConfig)
+	}
+	if o.tail < 0 {
+		o.tail = 0
+		if o.assumeValid == "tip" {
+			o.tail = 2100
+		}
+	}
+	if o.chainDir == "" {
+		o.chainDir = "/tmp/cg-" + o.size
+	}
+	return o, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if o.workDir == "" {
+		if o.workDir, err = os.MkdirTemp("", "ibdbench-"); err != nil {
+			return err
+		}
+		if !o.keep {
+			defer os.RemoveAll(o.workDir)
+		}
+	} else if err := os.MkdirAll(o.workDir, 0o755); err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "ibdbench: "+format+"\n", a...) }
+
+	if o.btcd == "" {
+		o.btcd = filepath.Join(o.workDir, "btcd")
+		logf("building %s", o.btcd)
+		if err := goBuild(o.repo, o.btcd, ".", stderr); err != nil {
+			return err
+		}
+	}
+	chaingen := ""
+	needChaingen := func() (string, error) {
+		if chaingen == "" {
+			chaingen = filepath.Join(o.workDir, "chaingen")
+			if err := goBuild(o.repo, chaingen, "./cmd/chaingen", stderr); err != nil {
+				return "", err
+			}
+		}
+		return chaingen, nil
+	}
+	files, err := blockFiles(o.chainDir)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		cg, err := needChaingen()
+		if err != nil {
+			return err
+		}
+		logf("generating the %s chain into %s", o.size, o.chainDir)
+		if err := os.MkdirAll(o.chainDir, 0o755); err != nil {
+			return err
+		}
+		cmd := exec.Command(cg, "-out", o.chainDir, "-size", o.size)
+		cmd.Stdout, cmd.Stderr = stderr, stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("chaingen: %w", err)
+		}
+		if files, err = blockFiles(o.chainDir); err != nil {
+			return err
+		}
+	}
+	ch, err := scanChain(files)
+	if err != nil {
+		return err
+	}
+	logf("chain: %d blocks, %d transactions, %d inputs, tip %s", ch.blocks, ch.txs, ch.inputs, ch.tip)
+
+	res := &result{Size: o.size, Mode: o.mode, AssumeValid: o.assumeValid, Par: o.par,
+		UtxoCacheMiB: o.utxoCache, Blocks: ch.blocks, Transactions: ch.txs, Inputs: ch.inputs,
+		ChainTip: ch.tip}
+	if o.keep {
+		res.WorkDir = o.workDir
+	}
+
+	var bound *sigBound
+	if o.sigbench {
+		if bound, err = loadSigBound(o, needChaingen, logf); err != nil {
+			return err
+		}
+		res.SigBound = bound.raw
+	}
+
+	finalTip, finalHeight := ch.tip, int64(ch.blocks)
+	if o.tail > 0 {
+		tailFile := filepath.Join(o.workDir, "tail.dat")
+		h, err := writeTail(tailFile, &ch.last, ch.blocks, o.tail)
+		if err != nil {
+			return err
+		}
+		files = append(files, tailFile)
+		finalTip, finalHeight = h.String(), finalHeight+int64(o.tail)
+		res.TailBlocks = o.tail
+		logf("appended %d coinbase-only blocks; tip %s", o.tail, finalTip)
+	}
+	loadFlags := make([]string, len(files))
+	for i, f := range files {
+		loadFlags[i] = "--loadblock=" + f
+	}
+	measuredExtra := loadFlags
+	if o.mode == "p2p" {
+		srv, err := startNode(o, "server", append([]string{"--assumevalid=" + finalTip}, loadFlags...), true)
+		if err != nil {
+			return err
+		}
+		defer srv.kill()
+		logf("server importing the chain (pid %d)", srv.cmd.Process.Pid)
+		start := time.Now()
+		if err := srv.waitHeight(finalHeight, o.timeout); err != nil {
+			return fmt.Errorf("server: %w", err)
+		}
+		res.ServerSeconds = round(time.Since(start).Seconds(), 3)
+		logf("server at the tip after %.1f s", res.ServerSeconds)
+		measuredExtra = []string{"--nolisten", "--connect=" + srv.p2pAddr}
+	}
+	av := "0"
+	if o.assumeValid == "tip" {
+		av = finalTip
+	}
+	extra := append([]string{"--assumevalid=" + av}, measuredExtra...)
+	if o.utxoCache > 0 {
+		extra = append(extra, "--utxocachemaxsize="+strconv.Itoa(o.utxoCache))
+	}
+	if o.par > 0 {
+		extra = append(extra, "--par="+strconv.Itoa(o.par))
+	}
+	memProf := filepath.Join(o.workDir, "node-mem.prof")
+	extra = append(extra, "--memprofile="+memProf)
+	if o.cpuProfile {
+		extra = append(extra, "--cpuprofile="+filepath.Join(o.workDir, "node-cpu.prof"))
+	}
+	start := time.Now()
+	node, err := startNode(o, "node", extra, false)
+	if err != nil {
+		return err
+	}
+	defer node.kill()
+	logf("measured node started (pid %d)", node.cmd.Process.Pid)
+	if err := node.waitHeight(int64(ch.blocks), o.timeout); err != nil {
+		return fmt.Errorf("measured node: %w", err)
+	}
+	res.WallSeconds = round(time.Since(start).Seconds(), 3)
+	pid := node.cmd.Process.Pid
+	if res.CPUSeconds, err = procCPUSeconds(pid); err != nil {
+		return err
+	}
+	if res.AllocBytes, res.AllocObjects, err = node.allocTotals(); err != nil {
+		return err
+	}
+	if o.tail > 0 {
+		if err := node.waitHeight(finalHeight, o.timeout); err != nil {
+			return fmt.Errorf("measured node: %w", err)
+		}
+		res.TailSeconds = round(time.Since(start).Seconds()-res.WallSeconds, 3)
+	}
+	hwm, err := procHWM(pid)
+	if err != nil {
+		return err
+	}
+	res.PeakRSSMiB = round(float64(hwm)/1024, 1)
+	res.LoadAverage = loadAvg()
+	usage, err := node.stop(o.timeout)
+	if err != nil {
+		return err
+	}
+	res.ShutdownCPU = round(usage, 3)
+	res.CPUSeconds = round(res.CPUSeconds, 3)
+	res.TxPerSec = round(float64(ch.txs)/res.WallSeconds, 1)
+	res.InputsPerSec = round(float64(ch.inputs)/res.WallSeconds, 1)
+	if ch.txs > 0 {
+		res.BytesPerTx = round(float64(res.AllocBytes)/float64(ch.txs), 1)
+		res.ObjectsPerTx = round(float64(res.AllocObjects)/float64(ch.txs), 2)
+	}
+	if bound != nil && bound.wall > 0 {
+		res.WallVsBound = round(res.WallSeconds/bound.wall, 2)
+		res.CPUVsBound = round(res.CPUSeconds/bound.cpu, 2)
+	}
+	if bound != nil && bound.ideal > 0 {
+		res.IdealBound = round(bound.ideal, 3)
+		res.WallVsIdeal = round(res.WallSeconds/bound.ideal, 2)
+	}
+	if o.keep {
+		res.MemProfilePath = memProf
+	}
+	if o.top > 0 {
+		cmd := exec.Command("go", "tool", "pprof", "-sample_index=alloc_space", "-top",
+			"-nodecount="+strconv.Itoa(o.top), o.btcd, memProf)
+		cmd.Stdout, cmd.Stderr = stderr, stderr
+		if err := cmd.Run(); err != nil {
+			logf("pprof: %v", err)
+		}
+	}
+	return json.NewEncoder(stdout).Encode(res)
+}
+
+func round(v float64, digits int) float64 {
+	p := 1.0
+	for range digits {
+		p *= 10
+	}
+	return float64(int64(v*p+0.5)) / p
+}
+
+func goBuild(repo, out, pkg string, stderr io.Writer) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = repo
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s: %w", pkg, err)
+	}
+	return nil
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// node is one running btcd process.
+type node struct {
+	cmd      *exec.Cmd
+	dataDir  string
+	rpcAddr  string
+	p2pAddr  string
+	profAddr string
+	exited   chan struct{}
+	client   *http.Client
+}
+
+func startNode(o *options, name string, extra []string, listen bool) (*node, error) {
+	dir := filepath.Join(o.workDir, name)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	n := &node{dataDir: filepath.Join(dir, "data"), exited: make(chan struct{}),
+		client: &http.Client{Timeout: 10 * time.Second}}
+	var err error
+	if n.rpcAddr, err = freePort(); err != nil {
+		return nil, err
+	}
+	if n.profAddr, err = freePort(); err != nil {
+		return nil, err
+	}
+	args := []string{"--regtest", "--datadir=" + n.dataDir, "--logdir=" + filepath.Join(dir, "logs"),
+		"--rpclisten=" + n.rpcAddr, "--profile=" + n.profAddr}
+	if listen {
+		if n.p2pAddr, err = freePort(); err != nil {
+			return nil, err
+		}
+		args = append(args, "--listen="+n.p2pAddr)
+	}
+	args = append(args, extra...)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out, err := os.Create(filepath.Join(dir, "stdout.log"))
+	if err != nil {
+		return nil, err
+	}
+	n.cmd = exec.Command(o.btcd, args...)
+	n.cmd.Stdout, n.cmd.Stderr = out, out
+	if err := n.cmd.Start(); err != nil {
+		out.Close()
+		return nil, err
+	}
+	go func() {
+		_ = n.cmd.Wait()
+		out.Close()
+		close(n.exited)
+	}()
+	return n, nil
+}
+
+// rpc calls method without parameters using the cookie in the data dir.
+func (n *node) rpc(method string) (json.RawMessage, error) {
+	cookie, err := os.ReadFile(filepath.Join(n.dataDir, "regtest", ".cookie"))
+	if err != nil {
+		return nil, err
+	}
+	user, pass, _ := strings.Cut(strings.TrimSpace(string(cookie)), ":")
+	body := `{"jsonrpc":"1.0","id":1,"method":"` + method + `","params":[]}`
+	req, err := http.NewRequest(http.MethodPost, "http://"+n.rpcAddr+"/", strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.SetBasicAuth(user, pass)
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&r); err != nil {
+		return nil, err
+	}
+	if len(r.Error) > 0 && string(r.Error) != "null" {
+		return nil, fmt.Errorf("rpc %s: %s", method, r.Error)
+	}
+	return r.Result, nil
+}
+
+// waitHeight polls getblockcount until it reaches h.
+func (n *node) waitHeight(h int64, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if raw, err := n.rpc("getblockcount"); err == nil {
+			if got, err := strconv.ParseInt(string(raw), 10, 64); err == nil && got >= h {
+				return nil
+			}
+		}
+		select {
+		case <-n.exited:
+			out, _ := os.ReadFile(filepath.Join(filepath.Dir(n.dataDir), "stdout.log"))
+			if len(out) > 2000 {
+				out = out[len(out)-2000:]
+			}
+			return fmt.Errorf("btcd exited early (%v); its output ends:\n%s", n.cmd.ProcessState, out)
+		case <-tick.C:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: height %d not reached in %v", ErrTimeout, h, timeout)
+		}
+	}
+}
+
+// allocTotals reads TotalAlloc and Mallocs from the runtime.MemStats
+// footer of the heap profile's debug=1 form: exact process totals, unlike
+// the sampled profile records.
+func (n *node) allocTotals() (bytes, objects uint64, err error) {
+	resp, err := n.client.Get("http://" + n.profAddr + "/debug/pprof/allocs?debug=1")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(io.LimitReader(resp.Body, 64<<20))
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	found := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "# TotalAlloc = "); ok {
+			bytes, err = strconv.ParseUint(v, 10, 64)
+			found++
+		} else if v, ok := strings.CutPrefix(line, "# Mallocs = "); ok {
+			objects, err = strconv.ParseUint(v, 10, 64)
+			found++
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	if found != 2 {
+		return 0, 0, errors.New("allocation totals not found in /debug/pprof/allocs?debug=1")
+	}
+	return bytes, objects, sc.Err()
+}
+
+// stop sends SIGINT, waits for the exit and returns the child's total CPU
+// seconds (user+system, shutdown included).
+func (n *node) stop(timeout time.Duration) (float64, error) {
+	if err := n.cmd.Process.Signal(os.Interrupt); err != nil {
+		return 0, err
+	}
+	select {
+	case <-n.exited:
+	case <-time.After(timeout):
+		_ = n.cmd.Process.Kill()
+		<-n.exited
+		return 0, fmt.Errorf("%w: shutdown", ErrTimeout)
+	}
+	ru, ok := n.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, nil
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime), nil
+}
+
+func (n *node) kill() {
+	select {
+	case <-n.exited:
+	default:
+		_ = n.cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-n.exited:
+		case <-time.After(30 * time.Second):
+			_ = n.cmd.Process.Kill()
+			<-n.exited
+		}
+	}
+}
+
+// procCPUSeconds is utime+stime of /proc/PID/stat.
+func procCPUSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the parenthesised command name; utime and stime are
+	// fields 14 and 15 of the whole line.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc/PID/stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc/PID/stat")
+	}
+	ut, err1 := strconv.ParseUint(f[11], 10, 64)
+	st, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("malformed /proc/PID/stat times")
+	}
+	const hz = 100 // USER_HZ on Linux
+	return float64(ut+st) / hz, nil
+}
+
+// procHWM is VmHWM of /proc/PID/status in KiB.
+func procHWM(pid int) (uint64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		}
+	}
+	return 0, errors.New("VmHWM not in /proc/PID/status")
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// sigBound is chaingen's -sigbench line for the chain.
+type sigBound struct {
+	raw       json.RawMessage
+	wall, cpu float64
+	// ideal is the one-core CPU time spread over all cores: the bound
+	// on an otherwise idle machine, steadier than the measured wall time.
+	ideal float64
+}
+
+// loadSigBound reads sigbench.json in the chain directory or runs
+// chaingen -sigbench (for the same size and default seed) and stores it.
+func loadSigBound(o *options, chaingen func() (string, error), logf func(string, ...any)) (*sigBound, error) {
+	path := filepath.Join(o.chainDir, "sigbench.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		cg, err := chaingen()
+		if err != nil {
+			return nil, err
+		}
+		logf("measuring the signature lower bound (chaingen -sigbench -size %s)", o.size)
+		ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, cg, "-sigbench", "-size", o.size).Output()
+		if err != nil {
+			return nil, fmt.Errorf("chaingen -sigbench: %w", err)
+		}
+		lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+		raw = lines[len(lines)-1]
+		if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	raw = bytes.TrimSpace(raw)
+	var v struct {
+		Cores int `json:"cores"`
+		Full1 struct {
+			CPUS float64 `json:"cpu_s"`
+		} `json:"sighash_verify_1core"`
+		FullN struct {
+			S    float64 `json:"s"`
+			CPUS float64 `json:"cpu_s"`
+		} `json:"sighash_verify_ncore"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	b := &sigBound{raw: raw, wall: v.FullN.S, cpu: v.FullN.CPUS}
+	if v.Cores > 0 {
+		b.ideal = v.Full1.CPUS / float64(v.Cores)
+	}
+	return b, nil
+}
