@@ -12,43 +12,6 @@ import (
 	"github.com/btcnode/btcd/wire"
 )
 
-// templateTx is one transactions entry of getblocktemplate (BIP22/BIP145).
-type templateTx struct {
-	Data    string  `json:"data"`
-	TxID    string  `json:"txid"`
-	Hash    string  `json:"hash"`
-	Depends []int64 `json:"depends"`
-	Fee     int64   `json:"fee"`
-	SigOps  int64   `json:"sigops"`
-	Weight  int64   `json:"weight"`
-}
-
-// blockTemplate is the getblocktemplate result.
-type blockTemplate struct {
-	Capabilities             []string          `json:"capabilities"`
-	Version                  int32             `json:"version"`
-	Rules                    []string          `json:"rules"`
-	VBAvailable              map[string]int    `json:"vbavailable"`
-	VBRequired               int               `json:"vbrequired"`
-	PreviousBlockHash        string            `json:"previousblockhash"`
-	Transactions             []templateTx      `json:"transactions"`
-	CoinbaseAux              map[string]string `json:"coinbaseaux"`
-	CoinbaseValue            int64             `json:"coinbasevalue"`
-	LongPollID               string            `json:"longpollid"`
-	Target                   string            `json:"target"`
-	MinTime                  int64             `json:"mintime"`
-	Mutable                  []string          `json:"mutable"`
-	NonceRange               string            `json:"noncerange"`
-	SigOpLimit               int64             `json:"sigoplimit"`
-	SizeLimit                int64             `json:"sizelimit"`
-	WeightLimit              int64             `json:"weightlimit"`
-	CurTime                  int64             `json:"curtime"`
-	Bits                     string            `json:"bits"`
-	Height                   int32             `json:"height"`
-	SignetChallenge          string            `json:"signet_challenge,omitempty"`
-	DefaultWitnessCommitment string            `json:"default_witness_commitment,omitempty"`
-}
-
 // getBlockTemplate answers getblocktemplate in template mode (the rpc
 // package has checked the mode and the segwit rule), and dispatches
 // proposals and long polls (rpcadapter_gbt.go).
@@ -71,7 +34,7 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 	now := max(time.Now().Unix(), tip.MedianTime+1)
 	bits := s.chain.CalcNextRequiredBits(now)
 	index := make(map[wire.Hash]int64, len(t.Txs))
-	txs := make([]templateTx, len(t.Txs))
+	txs := make([]rpc.TemplateTx, len(t.Txs))
 	for i, tx := range t.Txs {
 		index[t.TxIDs[i]] = int64(i + 1)
 		deps := []int64{}
@@ -80,7 +43,7 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 				deps = append(deps, j)
 			}
 		}
-		txs[i] = templateTx{
+		txs[i] = rpc.TemplateTx{
 			Data: hex.EncodeToString(tx.AppendTo(nil, true)), TxID: t.TxIDs[i].String(),
 			Hash: tx.WitnessHash().String(), Depends: deps, Fee: t.Fees[i],
 			SigOps: t.SigOpCosts[i], Weight: tx.Weight(),
@@ -98,7 +61,7 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 		rules = append(rules, "!signet")
 		challenge = hex.EncodeToString(s.cfg.params.SignetChallenge)
 	}
-	return &blockTemplate{
+	return &rpc.BlockTemplate{
 		SignetChallenge:          challenge,
 		Capabilities:             []string{"proposal"},
 		Version:                  0x20000000,
