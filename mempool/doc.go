@@ -5,8 +5,9 @@
 // disconnected blocks, block-template transaction selection, fee estimation
 // and persistence of both the pool (mempool.dat) and the estimator.
 //
-// The package depends only on wire. Everything it needs from the chain and
-// the script engine comes through the small seams in Config:
+// The package depends on wire and txscript (script classification and
+// sigop counting). Everything it needs from the chain and script
+// verification comes through the small seams in Config:
 //
 //   - ChainView.FetchCoin looks up an unspent output of the confirmed chain
 //     (amount, pkScript, height, coinbase flag);
@@ -15,11 +16,9 @@
 //   - VerifyScripts runs the script engine over every input, either under the
 //     full standard flag set or under the consensus flags only.
 //
-// Script classification and sigop counting are done by a small private
-// parser in script.go (standard output types, push-only checks, legacy, P2SH
-// and witness sigop counts). It mirrors txscript's classifier and can be
-// swapped for it once that package is stable; nothing outside script.go
-// depends on its internals.
+// Script classification and sigop counting come from txscript through the
+// thin wrappers in script.go (standard output types, push-only checks,
+// legacy, P2SH and witness sigop counts).
 //
 // A daemon adapter for the script seam looks like:
 //

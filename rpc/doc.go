@@ -38,8 +38,9 @@
 // savemempool and echo; deployment.go getdeploymentinfo.
 //
 // Disassembly, script classification and hash160 come from package txscript
-// through the thin wrappers in script.go. Address decoding stays in
-// address.go because validateaddress needs bitcoind's exact error messages
-// and bech32 error locations, which txscript.DecodeAddress does not give;
-// descriptor parsing, inference and checksums are in descriptor.go.
+// through the thin wrappers in script.go. Addresses are decoded by txscript
+// too (txscript.DecodeBech32 reports the failure kind and error locations);
+// address.go only maps failures to bitcoind's exact validateaddress
+// messages. Descriptor parsing, inference and checksums are in
+// descriptor.go.
 package rpc

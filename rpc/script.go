@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -17,23 +16,17 @@ import (
 // not offer: the solutions of a classified script, address extraction with
 // Core's ExtractDestination rules and descriptor inference.
 
+// Opcodes and limits the RPC script builders use; aliases of txscript's.
 const (
-	op0            = 0x00
-	opPushData1    = 0x4c
-	opPushData2    = 0x4d
-	opPushData4    = 0x4e
-	op1Negate      = 0x4f
-	op1            = 0x51
-	op16           = 0x60
-	opReturn       = 0x6a
-	opDup          = 0x76
-	opEqual        = 0x87
-	opEqualVerify  = 0x88
-	opHash160      = 0xa9
-	opCheckSig     = 0xac
-	opCheckMulti   = 0xae
-	opCheckSigAdd  = 0xba
-	maxScriptSize  = 10000
+	op1            = txscript.OP_1
+	opReturn       = txscript.OP_RETURN
+	opPushData1    = txscript.OP_PUSHDATA1
+	opPushData2    = txscript.OP_PUSHDATA2
+	opPushData4    = txscript.OP_PUSHDATA4
+	opCheckSig     = txscript.OP_CHECKSIG
+	opCheckMulti   = txscript.OP_CHECKMULTISIG
+	opCheckSigAdd  = txscript.OP_CHECKSIGADD
+	maxScriptSize  = txscript.MaxScriptSize
 	maxMultisigKey = 16
 )
 
@@ -58,42 +51,11 @@ func getOp(script []byte, pc int) (op byte, data []byte, next int, ok bool) {
 	if pc >= len(script) {
 		return 0, nil, pc, false
 	}
-	op = script[pc]
-	pc++
-	if op > opPushData4 {
-		return op, nil, pc, true
+	t := txscript.MakeScriptTokenizer(script[pc:])
+	if !t.Next() {
+		return script[pc], nil, len(script), false
 	}
-	var n int
-	switch {
-	case op < opPushData1:
-		n = int(op)
-	case op == opPushData1:
-		if len(script)-pc < 1 {
-			return op, nil, len(script), false
-		}
-		n = int(script[pc])
-		pc++
-	case op == opPushData2:
-		if len(script)-pc < 2 {
-			return op, nil, len(script), false
-		}
-		n = int(binary.LittleEndian.Uint16(script[pc:]))
-		pc += 2
-	default:
-		if len(script)-pc < 4 {
-			return op, nil, len(script), false
-		}
-		n64 := uint64(binary.LittleEndian.Uint32(script[pc:]))
-		pc += 4
-		if n64 > uint64(len(script)-pc) {
-			return op, nil, len(script), false
-		}
-		n = int(n64)
-	}
-	if n > len(script)-pc {
-		return op, nil, len(script), false
-	}
-	return op, script[pc : pc+n], pc + n, true
+	return t.Opcode(), t.Data(), pc + t.Offset(), true
 }
 
 // scriptToAsm disassembles as Core's ScriptToAsmStr; sigHashDecode (for
@@ -105,39 +67,9 @@ func scriptToAsm(script []byte, sigHashDecode bool) string {
 // hash160 is RIPEMD160(SHA256(b)), the hash in P2PKH and P2SH scripts.
 func hash160(b []byte) [20]byte { return txscript.Hash160(b) }
 
-// validPubKeySize is CPubKey::ValidSize: the length implied by the first
-// byte.
-func validPubKeySize(pk []byte) bool {
-	if len(pk) == 0 {
-		return false
-	}
-	switch pk[0] {
-	case 2, 3:
-		return len(pk) == 33
-	case 4, 6, 7:
-		return len(pk) == 65
-	}
-	return false
-}
-
 // witnessProgram reports a witness program (version op, one direct push
 // of 2..40 bytes, nothing else).
-func witnessProgram(script []byte) (int, []byte, bool) {
-	if len(script) < 4 || len(script) > 42 {
-		return 0, nil, false
-	}
-	if script[0] != op0 && (script[0] < op1 || script[0] > op16) {
-		return 0, nil, false
-	}
-	if int(script[1])+2 != len(script) {
-		return 0, nil, false
-	}
-	v := 0
-	if script[0] != op0 {
-		v = int(script[0]-op1) + 1
-	}
-	return v, script[2:], true
-}
+func witnessProgram(script []byte) (int, []byte, bool) { return txscript.IsWitnessProgram(script) }
 
 // classify is Core's Solver: the script type and its solutions (hashes,
 // keys, or for multisig m, keys..., n with m and n as one-byte values).

@@ -25,27 +25,30 @@ const (
 	bech32mConst = 0x2bc830a3
 )
 
-func bech32Polymod(hrp string, data []byte) uint32 {
+// bech32Step feeds one 5-bit value into the BCH checksum state.
+func bech32Step(chk uint32, v byte) uint32 {
 	gen := [5]uint32{0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3}
-	chk := uint32(1)
-	step := func(v byte) {
-		b := chk >> 25
-		chk = (chk&0x1ffffff)<<5 ^ uint32(v)
-		for i := 0; i < 5; i++ {
-			if (b>>i)&1 != 0 {
-				chk ^= gen[i]
-			}
+	b := chk >> 25
+	chk = (chk&0x1ffffff)<<5 ^ uint32(v)
+	for i := 0; i < 5; i++ {
+		if (b>>i)&1 != 0 {
+			chk ^= gen[i]
 		}
 	}
+	return chk
+}
+
+func bech32Polymod(hrp string, data []byte) uint32 {
+	chk := uint32(1)
 	for i := 0; i < len(hrp); i++ {
-		step(hrp[i] >> 5)
+		chk = bech32Step(chk, hrp[i]>>5)
 	}
-	step(0)
+	chk = bech32Step(chk, 0)
 	for i := 0; i < len(hrp); i++ {
-		step(hrp[i] & 31)
+		chk = bech32Step(chk, hrp[i]&31)
 	}
 	for _, v := range data {
-		step(v)
+		chk = bech32Step(chk, v)
 	}
 	return chk
 }
@@ -71,44 +74,11 @@ var errBech32 = errors.New("invalid bech32 string")
 // bech32Decode returns the lower-case hrp, 5-bit data (without checksum)
 // and the checksum constant matched.
 func bech32Decode(s string) (string, []byte, uint32, error) {
-	if len(s) > 90 || len(s) < 8 {
+	hrp, data, pm, e := bech32DecodeKind(s, false)
+	if e != nil {
 		return "", nil, 0, errBech32
 	}
-	lower, upper := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 33 || c > 126 {
-			return "", nil, 0, errBech32
-		}
-		if c >= 'a' && c <= 'z' {
-			lower = true
-		}
-		if c >= 'A' && c <= 'Z' {
-			upper = true
-		}
-	}
-	if lower && upper {
-		return "", nil, 0, errBech32
-	}
-	s = strings.ToLower(s)
-	pos := strings.LastIndexByte(s, '1')
-	if pos < 1 || pos+7 > len(s) {
-		return "", nil, 0, errBech32
-	}
-	hrp := s[:pos]
-	data := make([]byte, 0, len(s)-pos-1)
-	for i := pos + 1; i < len(s); i++ {
-		c := s[i]
-		if c >= 128 || bech32Rev[c] < 0 {
-			return "", nil, 0, errBech32
-		}
-		data = append(data, byte(bech32Rev[c]))
-	}
-	pm := bech32Polymod(hrp, data)
-	if pm != bech32Const && pm != bech32mConst {
-		return "", nil, 0, errBech32
-	}
-	return hrp, data[:len(data)-6], pm, nil
+	return hrp, data, pm, nil
 }
 
 // convertBits regroups bits; with pad false it rejects leftover non-zero
@@ -152,6 +122,10 @@ func EncodeSegWitAddress(hrp string, version byte, program []byte) (string, erro
 	}
 	return bech32Encode(hrp, data, c), nil
 }
+
+// Bech32DataToBytes regroups a decoded bech32 data part (5-bit values)
+// into bytes, rejecting non-zero or overlong padding as BIP173 requires.
+func Bech32DataToBytes(data []byte) ([]byte, bool) { return convertBits(data, 5, 8, false) }
 
 // DecodeSegWitAddress decodes and validates a segwit address for hrp.
 func DecodeSegWitAddress(hrp, addr string) (version byte, program []byte, err error) {
