@@ -185,7 +185,7 @@ func (s *server) openChain() error {
 	if s.bdb, err = database.OpenBlockDB(cfg.DataDir, cfg.params.Net, database.BlockDBOptions{}); err != nil {
 		return err
 	}
-	if s.cs, err = database.OpenChainState(cfg.DataDir, database.ChainStateOptions{}); err != nil {
+	if s.cs, err = database.OpenChainState(cfg.DataDir, database.ChainStateOptions{CacheBudget: int64(cfg.UtxoCacheMaxSizeMiB) << 20}); err != nil {
 		return err
 	}
 	s.cache = database.NewUtxoCache(s.cs, database.UtxoCacheOptions{

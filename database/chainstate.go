@@ -30,11 +30,26 @@ const maxCoinKeyLen = 1 + 32 + 5
 // ChainStateOptions tunes the chainstate LevelDB. Zero values pick defaults
 // chosen for initial sync (see doc.go for the measurements).
 type ChainStateOptions struct {
-	CacheBytes    int  // LevelDB block cache (default 32 MiB)
-	WriteBuffer   int  // memtable size (default 64 MiB)
+	CacheBytes    int  // LevelDB block cache (default 32 MiB, or scaled by CacheBudget)
+	WriteBuffer   int  // memtable size (default 64 MiB, or scaled by CacheBudget)
 	TableSize     int  // compaction table size (default 8 MiB)
 	Compression   bool // snappy; off by default, values are already compact
 	NoSyncOnFlush bool // skip fsync of the final flush batch (tests only)
+	// CacheBudget is the UTXO cache budget (UtxoCacheOptions.MaxBytes)
+	// the chainstate will be used with. When set, it only scales the
+	// defaults of CacheBytes and WriteBuffer (see scaledLevelMem), so
+	// LevelDB's memory stays proportionate to a small budget.
+	CacheBudget int64
+}
+
+// scaledLevelMem picks the chainstate LevelDB's write buffer and block
+// cache for a UTXO cache budget: budget/8 clamped to [4, 64] MiB and
+// budget/16 clamped to [4, 32] MiB. goleveldb holds up to two memtables
+// (one being compacted) plus a pooled one, so the write buffer costs up to
+// about 2-3 times its size; see doc.go.
+func scaledLevelMem(budget int64) (writeBuffer, blockCache int) {
+	clamp := func(v, lo, hi int64) int { return int(min(max(v, lo), hi)) }
+	return clamp(budget/8, 4<<20, 64<<20), clamp(budget/16, 4<<20, 32<<20)
 }
 
 // ChainState is the on-disk UTXO set. All access to coins goes through a
@@ -69,11 +84,15 @@ type HeadBlocks struct {
 // OpenChainState opens (creating if needed) the chainstate under
 // dir/chainstate.
 func OpenChainState(dir string, o ChainStateOptions) (*ChainState, error) {
+	wb, bc := 64<<20, 32<<20
+	if o.CacheBudget > 0 {
+		wb, bc = scaledLevelMem(o.CacheBudget)
+	}
 	if o.CacheBytes <= 0 {
-		o.CacheBytes = 32 << 20
+		o.CacheBytes = bc
 	}
 	if o.WriteBuffer <= 0 {
-		o.WriteBuffer = 64 << 20
+		o.WriteBuffer = wb
 	}
 	if o.TableSize <= 0 {
 		o.TableSize = 8 << 20

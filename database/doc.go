@@ -42,7 +42,7 @@
 //	BlockFilePath(n) with NewBlockFileReader (Offset gives the BlockLoc; call
 //	Resync when a block fails to decode) and NoteExistingBlock.
 //
-//	cs, _ := OpenChainState(datadir, ChainStateOptions{})
+//	cs, _ := OpenChainState(datadir, ChainStateOptions{CacheBudget: utxocachemaxsize << 20})
 //	if hb, ok := cs.HeadBlocks(); ok { /* replay hb.Old -> hb.New, see below */ }
 //	best := cs.BestBlock()
 //	cache := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: utxocachemaxsize << 20})
@@ -146,7 +146,22 @@
 // CacheStats reports flush durations and lock pauses, hits, misses and
 // evictions.
 //
-// LevelDB memory (write buffer, block cache) is outside the cache budget.
+// LevelDB memory (write buffer, block cache) is outside the cache budget,
+// but scales with it when the caller passes ChainStateOptions.CacheBudget:
+// write buffer budget/8 clamped to [4, 64] MiB, block cache budget/16
+// clamped to [4, 32] MiB. Core splits -dbcache between the coins cache and
+// the coins LevelDB (which takes a quarter of its share as write buffer and
+// half as block cache); we add to the budget instead of carving from it,
+// so the shares are smaller. goleveldb keeps up to three memtables (the
+// active one, one being compacted and a pooled one, each growing its
+// node array by append), so a fixed 64 MiB write buffer cost well over
+// 100 MiB of heap (and twice that in RSS under GOGC=100) regardless of a
+// 10 MiB budget. 4 MiB keeps compaction tables reasonably full; the block
+// cache matters little during sync (flushes are writes; misses are
+// random). Without CacheBudget the old defaults (64/32 MiB) stay. A flush
+// batch that grew past twice its preallocated size (captures replayed
+// into it) is dropped after the flush rather than kept at its peak.
+// TestSmallBudgetRSS measures the effect (docs/performance.md).
 //
 // # Measurements (2 shared cores, load average 10-20; see bench_test.go)
 //
@@ -169,7 +184,8 @@
 // already compact and mostly hashes, and Core also runs its LevelDB without
 // compression, so the chainstate defaults to none (ChainStateOptions.
 // Compression turns snappy on). Defaults: 64 MiB write buffer, 8 MiB
-// tables, 32 MiB block cache, 10-bit bloom filter, seek compaction off.
+// tables, 32 MiB block cache (both scaled down with CacheBudget, see UTXO
+// cache memory), 10-bit bloom filter, seek compaction off.
 //
 // Real heap against the budget: TestCacheHeapWithinBudget and
 // BenchmarkCacheHeapVsBudget fill a cache with 400k/2M outputs (far beyond

@@ -305,6 +305,12 @@ func (c *UtxoCache) write(job *flushJob) error {
 	if c.cow.Len() > 0 || len(c.cow.Dump()) > 1<<20 {
 		c.cow = nil // redundant captures after the last step; do not keep a big buffer
 	}
+	if cap(c.batch.Dump()) > 2*(c.maxBatch+batchSlack) {
+		// Captures replayed into the batch grew it past its preallocated
+		// size; do not keep the peak for the rest of the run (the next
+		// flush allocates a right-sized one).
+		c.batch = nil
+	}
 	c.unlock(t0)
 	c.shrink()
 	t0 = c.lock()
