@@ -19,7 +19,14 @@
 // its CPU time (/proc/PID/stat) and the runtime's exact allocation totals
 // (TotalAlloc and Mallocs at the end of /debug/pprof/allocs?debug=1 from
 // the node's --profile server). The node also writes --memprofile, whose
-// top allocation sites -top prints to stderr.
+// top allocation sites -top prints to stderr. Every node also serves
+// --metrics; the collector totals are scraped from it at the same moment:
+// gc_cpu_fraction (btcd_gc_cpu_fraction, GC CPU over GOMAXPROCS x wall,
+// refreshed by the runtime only at each GC, so unreliable with few cycles),
+// gc_cpu_s (/cpu/classes/gc/total:cpu-seconds), gc_share_of_cpu (gc_cpu_s
+// over the CPU the process actually used: the number to compare runs by),
+// num_gc and gc_pause_total_s (sum of the bucketed GC pause histogram, an
+// estimate).
 //
 // The result is one JSON line: blocks, transactions (without coinbases),
 // inputs, wall and CPU seconds to the tip, tx/s, inputs/s, peak RSS,
@@ -51,6 +58,10 @@
 //	-sigbench                 measure (or reuse) the signature lower bound (default true)
 //	-cpuprofile               also write the measured node's CPU profile to -workdir
 //	-top N                    print the N top allocation sites (alloc_space) to stderr (default 0)
+//	-nodeflag F               extra daemon flag for the measured node, repeatable
+//	                          (e.g. -nodeflag=--gogc=50 -nodeflag=--memlimit=600)
+//	-nodeenv K=V              extra environment for the measured node, repeatable
+//	                          (e.g. -nodeenv=GOGC=off, which --gogc cannot express)
 //	-tail N                   coinbase-only blocks appended after the chain (default 2100 with
 //	                          -assumevalid tip, else 0; see below)
 //
@@ -70,4 +81,5 @@
 //	go run ./cmd/ibdbench -size small
 //	go run ./cmd/ibdbench -size medium -mode loadblock -assumevalid tip
 //	go run ./cmd/ibdbench -size medium -utxocache 10 -top 15
+//	go run ./cmd/ibdbench -size medium -mode loadblock -sigbench=false -nodeflag=--gogc=200
 package main

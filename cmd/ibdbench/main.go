@@ -33,6 +33,9 @@ type options struct {
 	btcd, repo, workDir               string
 	keep, sigbench, cpuProfile        bool
 	timeout                           time.Duration
+	// nodeFlags and nodeEnv go to the measured node only (not the p2p
+	// server), e.g. -nodeflag=--gogc=50 -nodeenv=GOGC=off.
+	nodeFlags, nodeEnv listFlag
 }
 
 // result is the JSON line printed at the end.
@@ -67,6 +70,13 @@ type result struct {
 	WorkDir        string          `json:"workdir,omitempty"`
 	ChainTip       string          `json:"tip"`
 	MemProfilePath string          `json:"memprofile,omitempty"`
+	NodeFlags      []string        `json:"nodeflags,omitempty"`
+	NodeEnv        []string        `json:"nodeenv,omitempty"`
+	GCCPUFraction  float64         `json:"gc_cpu_fraction"`
+	GCCPUSeconds   float64         `json:"gc_cpu_s"`
+	GCShareOfCPU   float64         `json:"gc_share_of_cpu"`
+	NumGC          uint64          `json:"num_gc"`
+	GCPauseTotal   float64         `json:"gc_pause_total_s"`
 }
 
 func main() {
@@ -98,6 +108,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.cpuProfile, "cpuprofile", false, "write the measured node's CPU profile")
 	fs.IntVar(&o.top, "top", 0, "print the N top allocation sites to stderr")
 	fs.IntVar(&o.tail, "tail", -1, "coinbase-only blocks appended after the chain (-1: 2100 with -assumevalid tip, else 0)")
+	fs.Var(&o.nodeFlags, "nodeflag", "extra daemon flag for the measured node (repeatable), e.g. --gogc=50")
+	fs.Var(&o.nodeEnv, "nodeenv", "extra KEY=VALUE environment for the measured node (repeatable), e.g. GOGC=off")
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
@@ -110,6 +122,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("%w: -assumevalid %q", ErrConfig, o.assumeValid)
 	case o.utxoCache < 0 || o.par < 0 || o.timeout <= 0:
 		return nil, fmt.Errorf("%w: negative -utxocache, -par or -timeout", ErrConfig)
+	}
+	for _, e := range o.nodeEnv {
+		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+			return nil, fmt.Errorf("%w: -nodeenv %q is not KEY=VALUE", ErrConfig, e)
+		}
 	}
 	if o.tail < 0 {
 		o.tail = 0
@@ -187,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	res := &result{Size: o.size, Mode: o.mode, AssumeValid: o.assumeValid, Par: o.par,
 		UtxoCacheMiB: o.utxoCache, Blocks: ch.blocks, Transactions: ch.txs, Inputs: ch.inputs,
-		ChainTip: ch.tip}
+		ChainTip: ch.tip, NodeFlags: o.nodeFlags, NodeEnv: o.nodeEnv}
 	if o.keep {
 		res.WorkDir = o.workDir
 	}
@@ -216,7 +233,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	for i, f := range files {
 		loadFlags[i] = "--loadblock=" + f
 	}
-	measuredExtra := loadFlags
+	// --nolisten: the regtest default port would make two loadblock runs
+	// (or one beside a running node) collide.
+	measuredExtra := append([]string{"--nolisten"}, loadFlags...)
 	if o.mode == "p2p" {
 		srv, err := startNode(o, "server", append([]string{"--assumevalid=" + finalTip}, loadFlags...), true)
 		if err != nil {
@@ -248,6 +267,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.cpuProfile {
 		extra = append(extra, "--cpuprofile="+filepath.Join(o.workDir, "node-cpu.prof"))
 	}
+	extra = append(extra, o.nodeFlags...)
 	start := time.Now()
 	node, err := startNode(o, "node", extra, false)
 	if err != nil {
@@ -278,6 +298,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	res.PeakRSSMiB = round(float64(hwm)/1024, 1)
 	res.LoadAverage = loadAvg()
+	gc, err := node.gcMetrics()
+	if err != nil {
+		return err
+	}
+	res.GCCPUFraction = round(gc.fraction, 4)
+	res.GCCPUSeconds = round(gc.cpuSeconds, 3)
+	res.NumGC = gc.cycles
+	res.GCPauseTotal = round(gc.pauseSeconds, 4)
+	if cpu, _ := procCPUSeconds(pid); cpu > 0 {
+		res.GCShareOfCPU = round(gc.cpuSeconds/cpu, 4)
+	}
 	usage, err := node.stop(o.timeout)
 	if err != nil {
 		return err
@@ -347,8 +378,10 @@ type node struct {
 	rpcAddr  string
 	p2pAddr  string
 	profAddr string
-	exited   chan struct{}
-	client   *http.Client
+	// metricsAddr serves Prometheus /metrics, the source of the GC totals.
+	metricsAddr string
+	exited      chan struct{}
+	client      *http.Client
 }
 
 func startNode(o *options, name string, extra []string, listen bool) (*node, error) {
@@ -365,8 +398,11 @@ func startNode(o *options, name string, extra []string, listen bool) (*node, err
 	if n.profAddr, err = freePort(); err != nil {
 		return nil, err
 	}
+	if n.metricsAddr, err = freePort(); err != nil {
+		return nil, err
+	}
 	args := []string{"--regtest", "--datadir=" + n.dataDir, "--logdir=" + filepath.Join(dir, "logs"),
-		"--rpclisten=" + n.rpcAddr, "--profile=" + n.profAddr}
+		"--rpclisten=" + n.rpcAddr, "--profile=" + n.profAddr, "--metrics=" + n.metricsAddr}
 	if listen {
 		if n.p2pAddr, err = freePort(); err != nil {
 			return nil, err
@@ -383,6 +419,9 @@ func startNode(o *options, name string, extra []string, listen bool) (*node, err
 	}
 	n.cmd = exec.Command(o.btcd, args...)
 	n.cmd.Stdout, n.cmd.Stderr = out, out
+	if name == "node" && len(o.nodeEnv) > 0 {
+		n.cmd.Env = append(os.Environ(), o.nodeEnv...)
+	}
 	if err := n.cmd.Start(); err != nil {
 		out.Close()
 		return nil, err

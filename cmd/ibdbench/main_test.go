@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -46,5 +47,40 @@ func TestScanChainRejectsGarbage(t *testing.T) {
 	}
 	if _, err := scanChain(files); !errors.Is(err, ErrBlockFile) {
 		t.Fatalf("got %v, want ErrBlockFile", err)
+	}
+}
+
+func TestNodeFlagsAndEnv(t *testing.T) {
+	o, err := parseFlags([]string{"-nodeflag=--gogc=50", "-nodeflag", "--memlimit=300", "-nodeenv=GOGC=off"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.nodeFlags) != 2 || o.nodeFlags[1] != "--memlimit=300" || len(o.nodeEnv) != 1 {
+		t.Fatalf("nodeFlags %q nodeEnv %q", o.nodeFlags, o.nodeEnv)
+	}
+	if _, err := parseFlags([]string{"-nodeenv=GOGC"}, io.Discard); !errors.Is(err, ErrConfig) {
+		t.Fatalf("-nodeenv without '=': got %v, want ErrConfig", err)
+	}
+}
+
+func TestParseGCMetrics(t *testing.T) {
+	page := `# HELP btcd_gc_cpu_fraction x
+# TYPE btcd_gc_cpu_fraction gauge
+btcd_gc_cpu_fraction 0.0125
+go_cpu_classes_gc_total_cpu_seconds_total 1.5
+go_gc_cycles_total_gc_cycles_total 42
+go_sched_pauses_total_gc_seconds_bucket{le="1e-05"} 3
+go_sched_pauses_total_gc_seconds_sum 0.004
+go_gc_pauses_seconds_sum 9
+`
+	s, err := parseGCMetrics(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.fraction != 0.0125 || s.cpuSeconds != 1.5 || s.cycles != 42 || s.pauseSeconds != 0.004 {
+		t.Fatalf("got %+v", s)
+	}
+	if _, err := parseGCMetrics(strings.NewReader("go_gc_cycles_total_gc_cycles_total 1\n")); !errors.Is(err, ErrMetrics) {
+		t.Fatalf("partial page: got %v, want ErrMetrics", err)
 	}
 }
