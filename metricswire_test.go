@@ -68,11 +68,11 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatal("zero-fee transaction accepted")
 	}
 	p := dialRawPeer(t, n)
-	waitFor(t, 10*time.Second, "peer to register", func() bool { return len(n.s.peerList()) == 1 })
+	waitFor(t, 30*time.Second, "peer to register", func() bool { return len(n.s.peerList()) == 1 })
 	// The verack is counted when its write finishes, which may come just
 	// after the peer registers.
 	var page string
-	waitFor(t, 10*time.Second, "verack to be counted", func() bool {
+	waitFor(t, 30*time.Second, "verack to be counted", func() bool {
 		page = scrape(t, addr)
 		return hasSeries(page, `btcd_peers_messages_total{command="verack",direction="out"} 1`)
 	})

@@ -193,7 +193,7 @@ func TestMempoolOrphanResolved(t *testing.T) {
 	child := w.build(txCoins(parent), []wire.TxOut{{Value: cb.value - 20_000, PkScript: w.pkScript}})
 	p := dialMPPeer(t, n)
 	p.send(t, child)
-	waitFor(t, 10*time.Second, "orphan", func() bool { return n.s.pool.HaveOrphan(child.TxHash()) })
+	waitFor(t, 30*time.Second, "orphan", func() bool { return n.s.pool.HaveOrphan(child.TxHash()) })
 	if n.s.pool.Has(child.TxHash()) {
 		t.Fatal("orphan accepted without its parent")
 	}
@@ -212,7 +212,7 @@ func TestMempoolOrphanResolved(t *testing.T) {
 		}
 	}
 	p.send(t, parent)
-	waitFor(t, 10*time.Second, "parent and child accepted", func() bool {
+	waitFor(t, 30*time.Second, "parent and child accepted", func() bool {
 		return n.s.pool.Has(parent.TxHash()) && n.s.pool.Has(child.TxHash())
 	})
 	if n.s.pool.HaveOrphan(child.TxHash()) {
@@ -366,7 +366,7 @@ func TestMempoolFeeFilterRelay(t *testing.T) {
 	filtered := dialMPPeer(t, n)
 	plain := dialMPPeer(t, n)
 	filtered.send(t, &wire.MsgFeeFilter{MinFee: 20_000}) // sat/kvB
-	waitFor(t, 10*time.Second, "feefilter applied", func() bool {
+	waitFor(t, 30*time.Second, "feefilter applied", func() bool {
 		for _, p := range n.s.sync.Peers() {
 			if p.FeeFilter() == 20_000 {
 				return true

@@ -145,7 +145,7 @@ func TestNetPingRPC(t *testing.T) {
 	n := newTestNode(t)
 	r := dialNetPeer(t, n)
 	first := r.next(t, 10*time.Second, "handshake ping", func(m wire.Message) bool { _, ok := m.(*wire.MsgPing); return ok }).(*wire.MsgPing)
-	waitFor(t, 5*time.Second, "pingwait", func() bool {
+	waitFor(t, 30*time.Second, "pingwait", func() bool {
 		p := peerInfos(t, n)
 		return len(p) == 1 && p[0].PingWait != nil && p[0].PingTime == nil
 	})
@@ -155,7 +155,7 @@ func TestNetPingRPC(t *testing.T) {
 		t.Fatal("RPC ping reused the outstanding nonce")
 	}
 	r.send(t, &wire.MsgPong{Nonce: second.Nonce})
-	waitFor(t, 5*time.Second, "pingtime", func() bool {
+	waitFor(t, 30*time.Second, "pingtime", func() bool {
 		p := peerInfos(t, n)
 		return len(p) == 1 && p[0].PingTime != nil && p[0].MinPing != nil && p[0].PingWait == nil
 	})
@@ -237,7 +237,7 @@ func fillInbound(t *testing.T, n *testNode, k int) []*netPeer {
 	for range k {
 		out = append(out, dialNetPeer(t, n))
 	}
-	waitFor(t, 10*time.Second, "inbound peers registered", func() bool { return len(n.s.peerList()) == k })
+	waitFor(t, 30*time.Second, "inbound peers registered", func() bool { return len(n.s.peerList()) == k })
 	return out
 }
 
@@ -276,7 +276,7 @@ func TestNetInboundEviction(t *testing.T) {
 	old := fillInbound(t, n, limit)
 	newcomer := dialNetPeer(t, n)
 	var gone []int
-	waitFor(t, 10*time.Second, "an eviction", func() bool {
+	waitFor(t, 30*time.Second, "an eviction", func() bool {
 		gone = closedPeers(old)
 		return len(gone) > 0
 	})
@@ -292,7 +292,7 @@ func TestNetInboundEviction(t *testing.T) {
 	if gone[0] < 8 {
 		t.Errorf("evicted peer %d of %d, one of the 8 oldest", gone[0], limit)
 	}
-	waitFor(t, 10*time.Second, "newcomer kept", func() bool { return len(n.s.peerList()) == limit })
+	waitFor(t, 30*time.Second, "newcomer kept", func() bool { return len(n.s.peerList()) == limit })
 	newcomer.send(t, &wire.MsgPing{Nonce: 7})
 	newcomer.next(t, 10*time.Second, "pong from the node", func(m wire.Message) bool {
 		p, ok := m.(*wire.MsgPong)
@@ -356,7 +356,7 @@ func TestNetMaxPeersZero(t *testing.T) {
 	defer l2.Close()
 	n.must(t, "addnode", l2.Addr().String(), "onetry")
 	acceptNetPeer(t, n, l2, true)
-	waitFor(t, 10*time.Second, "two manual peers", func() bool { return len(n.s.peerList()) == 2 })
+	waitFor(t, 30*time.Second, "two manual peers", func() bool { return len(n.s.peerList()) == 2 })
 	for _, p := range n.s.peerList() {
 		if p.Inbound() || p.req == nil {
 			t.Fatalf("unexpected peer %v", p)
@@ -402,7 +402,7 @@ func TestNetLocalAddressDiscovery(t *testing.T) {
 		t.Fatal("one network group sufficed")
 	}
 	connect("45.2.2.2:18444")
-	waitFor(t, 5*time.Second, "discovered address", has)
+	waitFor(t, 30*time.Second, "discovered address", has)
 	port := netip.MustParseAddrPort(n.s.p2pAddr()).Port()
 	got := n.s.localAddresses()
 	if len(got) != 1 || got[0].Address != "5.6.7.8" || got[0].Port != int(port) || got[0].Score != 1 {

@@ -488,7 +488,7 @@ func TestRPCMethodsAgainstNode(t *testing.T) {
 		other := newTestNode(t)
 		n.must(t, "addnode", other.s.p2pAddr(), "add")
 		// getpeerinfo lists peers once their handshake is done.
-		waitFor(t, 10*time.Second, "handshake", func() bool {
+		waitFor(t, 30*time.Second, "handshake", func() bool {
 			var ps []json.RawMessage
 			res, _ := n.rpcCall(t, "getpeerinfo")
 			json.Unmarshal(res, &ps)
@@ -547,7 +547,7 @@ func TestRPCMethodsAgainstNode(t *testing.T) {
 			t.Errorf("getnetworkinfo after setnetworkactive false")
 		}
 		time.Sleep(200 * time.Millisecond)
-		waitFor(t, 10*time.Second, "no peers", func() bool {
+		waitFor(t, 30*time.Second, "no peers", func() bool {
 			res, _ := n.rpcCall(t, "getconnectioncount")
 			return string(res) == "0"
 		})

@@ -228,7 +228,7 @@ func TestRPCPeers(t *testing.T) {
 	if _, rerr := b.rpcCall(t, "addnode", a.s.p2pAddr(), "onetry"); rerr != nil {
 		t.Fatalf("addnode: %v", rerr.Message)
 	}
-	waitFor(t, 10*time.Second, "connection", func() bool {
+	waitFor(t, 30*time.Second, "connection", func() bool {
 		res, _ := b.rpcCall(t, "getpeerinfo")
 		return strings.Contains(string(res), a.s.p2pAddr())
 	})
@@ -239,7 +239,7 @@ func TestRPCPeers(t *testing.T) {
 	if _, rerr := b.rpcCall(t, "disconnectnode", a.s.p2pAddr()); rerr != nil {
 		t.Fatalf("disconnectnode: %v", rerr.Message)
 	}
-	waitFor(t, 10*time.Second, "disconnection", func() bool {
+	waitFor(t, 30*time.Second, "disconnection", func() bool {
 		res, _ := b.rpcCall(t, "getconnectioncount")
 		return string(res) == "0"
 	})

@@ -47,7 +47,7 @@ func TestSyncFollowAndReorg(t *testing.T) {
 	// B follows blocks A mines now, with transactions relayed to B's
 	// mempool first.
 	a.addTxs(t, 20, 4)
-	waitFor(t, 20*time.Second, "transactions relayed to B", func() bool { return b.s.pool.Count() == 5 })
+	waitFor(t, 60*time.Second, "transactions relayed to B", func() bool { return b.s.pool.Count() == 5 })
 	a.mine(t, 3)
 	sameTip(t, 20*time.Second, a, b)
 	if b.s.pool.Count() != 0 {
