@@ -136,6 +136,7 @@ type RPCOptions struct {
 	RPCUser      string   `short:"u" long:"rpcuser" description:"Username for RPC connections"`
 	RPCPass      string   `short:"P" long:"rpcpass" default-mask:"-" description:"Password for RPC connections"`
 	DisableTLS   bool     `long:"notls" description:"Disable TLS for the RPC server (accepted for btcd compatibility: the RPC server speaks plain HTTP, so keep it on loopback)"`
+	REST         bool     `long:"rest" description:"Accept public REST requests (bitcoind's unauthenticated /rest/ interface, served on the RPC listeners)"`
 }
 
 type ChainOptions struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
@@ -81,6 +82,7 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		LogPath:   cfg.LogDir,
 		StartTime: s.startTime,
 		OnCall:    s.rpcOnCall(), // metricswire.go
+		REST:      cfg.REST,
 	})
 }
 
@@ -195,16 +197,31 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 				Value: e.Amount, PkScript: e.PkScript, Coinbase: e.IsCoinBase}, nil
 		},
 		TxOutSetInfo: func(hashType string) (*rpc.TxOutSetInfo, error) {
-			if hashType != "none" {
-				// The chainstate's own digest uses this node's coin
-				// encoding, so it would not match Core's
-				// hash_serialized_3 or muhash; refuse rather than lie.
-				return nil, rpc.Errorf(rpc.ErrInvalidParam, "hash_type '%s' is not supported by this node; use 'none'", hashType)
+			var kinds database.UtxoHashKind
+			switch hashType {
+			case "hash_serialized_3":
+				kinds = database.HashSerialized3
+			case "muhash":
+				kinds = database.HashMuHash
+			case "none":
+			default:
+				return nil, rpc.Errorf(rpc.ErrInvalidParam, "%s is not a valid hash_type", hashType)
 			}
-			if err := c.Flush(); err != nil {
-				return nil, err
+			// Like Core, flush first and scan the stored set. A block
+			// connected meanwhile may start a background multi-batch
+			// flush; a scan that lands between its batches is retried
+			// after the next synchronous flush (which waits for it).
+			var st database.UtxoSetInfo
+			var err error
+			for range 3 {
+				if err = c.Flush(); err != nil {
+					return nil, err
+				}
+				st, err = s.cs.HashUtxoSet(kinds)
+				if !errors.Is(err, database.ErrFlushInProgress) {
+					break
+				}
 			}
-			st, err := s.cs.Stats()
 			if err != nil {
 				return nil, err
 			}
@@ -215,15 +232,22 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 				// count is only the fallback).
 				disk = ls.LevelSizes.Sum()
 			}
-			return &rpc.TxOutSetInfo{
+			info := &rpc.TxOutSetInfo{
 				Height:       st.Best.Height,
 				BestBlock:    st.Best.Hash.String(),
 				TxOuts:       int64(st.Outputs),
-				BogoSize:     estimateBogoSize(&st),
+				BogoSize:     int64(st.BogoSize),
 				Transactions: &txs,
 				DiskSize:     &disk,
 				TotalAmount:  rpc.FormatBTC(st.TotalAmount),
-			}, nil
+			}
+			switch kinds {
+			case database.HashSerialized3:
+				info.HashSerialized3 = st.HashSerialized3.String()
+			case database.HashMuHash:
+				info.MuHash = st.MuHash.String()
+			}
+			return info, nil
 		},
 		PruneBlockchain: s.pruneBlockchain,
 		PreciousBlock: func(hash wire.Hash) error {

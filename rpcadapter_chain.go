@@ -405,17 +405,6 @@ func (s *server) verifyTxOutProof(proof []byte) ([]wire.Hash, error) {
 	return p.Matches, nil
 }
 
-// estimateBogoSize approximates Core's bogosize (50 bytes plus the script
-// length per unspent output). The chainstate scan reports only the encoded
-// key and value bytes, not script lengths, so the script bytes are
-// estimated as the encoded bytes less 41 per output (34-byte key, about 7
-// bytes of height code and compressed amount): typically within a few
-// percent of Core's value, not equal to it.
-func estimateBogoSize(st *database.UtxoStats) int64 {
-	outs := int64(st.Outputs)
-	return 50*outs + max(0, st.DiskBytes-41*outs)
-}
-
 // deploymentInfo answers getdeploymentinfo. The buried deployments come
 // from the network's activation heights. The chain does not run the BIP9
 // state machine (taproot is enforced from TaprootHeight, testdummy never),

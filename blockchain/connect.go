@@ -36,11 +36,25 @@ type connectScratch struct {
 // except for the two historical exceptions and on chains whose BIP34
 // activation block is the known one, where BIP34 makes duplicates
 // impossible until BIP34ImpliesBIP30Limit.
+//
+// Where BIP34 holds from height 1 (regtest, testnet4 and signet unless
+// --testactivationheight moves it) the check is skipped too, although Core
+// runs it there (those chains have no BIP34Hash): every coinbase after
+// genesis starts with its own height, so no two coinbases share a txid;
+// the genesis coinbase is not in the UTXO set; and a later transaction
+// could only repeat a txid by spending the same, already spent, outputs.
+// So no output can exist twice and the check could never fail. It costs a
+// UTXO lookup per new output, all misses that reach LevelDB, which was
+// half of connecting a block with scripts skipped; mainnet skips it from
+// BIP34's height on for the same reason.
 func bip30Applies(p *chaincfg.Params, n *blockNode) bool {
 	if n.height >= chaincfg.BIP34ImpliesBIP30Limit {
 		return true
 	}
 	if p.IsBIP30Exception(n.height, n.hash) {
+		return false
+	}
+	if p.BIP34Height <= 1 {
 		return false
 	}
 	if a := n.parent.ancestor(p.BIP34Height); a != nil && a.hash == p.BIP34Hash {

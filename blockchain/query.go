@@ -90,6 +90,44 @@ func (b *BlockChain) BlockByHash(hash *wire.Hash) (*wire.MsgBlock, error) {
 	return b.readBlock(n)
 }
 
+// BlockBytesByHash returns the stored (witness) serialization of the block
+// with the given hash, reusing dst's memory, for serving it to peers
+// without decoding.
+// The chain lock is held only to find the block; the read runs outside
+// it, so serving blocks does not stall block connection.
+func (b *BlockChain) BlockBytesByHash(hash *wire.Hash, dst []byte) ([]byte, error) {
+	b.mu.RLock()
+	n := b.index.lookup(hash)
+	if n == nil {
+		b.mu.RUnlock()
+		return dst, ruleError(ErrPrevBlockNotFound, "block %v not found", hash)
+	}
+	if blk := b.recent[n]; blk != nil {
+		b.mu.RUnlock()
+		return blk.AppendTo(dst[:0], true), nil
+	}
+	stored, numTx := n.status&statusDataStored != 0, n.numTx
+	loc := database.BlockLoc{File: n.blockFile, Offset: n.blockOffset, Size: n.blockSize}
+	b.mu.RUnlock()
+	if !stored {
+		if numTx > 0 {
+			return dst, fmt.Errorf("%w: %v", ErrBlockPruned, hash)
+		}
+		return dst, &database.Error{Kind: database.ErrNotFound, Desc: "block data of " + hash.String()}
+	}
+	raw, err := b.db.ReadBlock(loc, dst)
+	if err != nil {
+		return dst, err
+	}
+	// The header is cheap to check and catches a block file that no
+	// longer holds this block (pruned and reused).
+	var h wire.BlockHeader
+	if err := h.Decode(raw); err != nil || h.BlockHash() != *hash {
+		return dst, &database.Error{Kind: database.ErrCorrupt, Desc: "stored block does not match " + hash.String()}
+	}
+	return raw, nil
+}
+
 // BestHeader returns the hash and height of the valid header with the most
 // work, including headers held in the low-work buffer (headerguard.go), so
 // that header sync continues from them.
@@ -301,18 +339,14 @@ func (b *BlockChain) PrefetchInputs(block *wire.MsgBlock) error {
 			sc.ops = append(sc.ops, tx.TxIn[i].PreviousOutPoint)
 		}
 	}
-	var err error
-	sc.coins, sc.scripts, err = b.cache.FetchEntries(sc.ops, sc.coins, sc.scripts)
-	return err
+	return b.cache.Prefetch(sc.ops)
 }
 
-// prefetchScratch holds PrefetchInputs' buffers between calls; peers call
-// it concurrently, so they come from a pool rather than the chain's
-// scratch. The coins and scripts only serve to warm the cache.
+// prefetchScratch holds PrefetchInputs' buffer between calls; peers call
+// it concurrently, so it comes from a pool rather than the chain's
+// scratch.
 type prefetchScratch struct {
-	ops     []wire.OutPoint
-	coins   []database.UtxoEntry
-	scripts []byte
+	ops []wire.OutPoint
 }
 
 var prefetchPool = sync.Pool{New: func() any { return new(prefetchScratch) }}

@@ -153,10 +153,12 @@ func TestBlockRules(t *testing.T) {
 			tx.TxIn[0].Witness[0][10] ^= 1
 			return build([]*wire.MsgTx{tx}, nil)
 		}, ErrScriptVerifyMandatory},
-		{"BIP30", func() *chaintest.Entry {
-			// Re-include a transaction whose outputs are unspent.
+		{"transaction repeated", func() *chaintest.Entry {
+			// Re-include a transaction whose outputs are unspent:
+			// its inputs are spent (BIP30 itself, which BIP34 from
+			// height 1 makes redundant here, is TestBIP30DuplicateCoinbase).
 			return build([]*wire.MsgTx{tc.lastFan}, nil)
-		}, ErrBadTxnsBIP30},
+		}, ErrBadTxnsMissingInputs},
 	}
 	// A transaction with unspent outputs for the BIP30 case.
 	fan := spend(coin())
@@ -213,13 +215,43 @@ func TestMutatedBlockNotMarkedInvalid(t *testing.T) {
 	tc.accept(e)
 }
 
+// TestBIP30DuplicateCoinbase breaks BIP30 where it can be broken: on a
+// regtest chain whose BIP34 activates late, a block whose coinbase repeats
+// an earlier, unspent coinbase byte for byte is rejected; past BIP34's
+// height coinbases differ, so it could not happen.
+func TestBIP30DuplicateCoinbase(t *testing.T) {
+	p := regtest(t).Clone()
+	p.BIP34Height = 1000
+	tc := newTestChain(t, p, nil)
+	tc.mine(3)
+	b := tc.b
+	fixed := func(m *wire.MsgBlock) {
+		m.Transactions[0].TxIn[0].SignatureScript = []byte{0x01, 0x7f, 0x04, 'd', 'u', 'p', '!'}
+	}
+	first := b.NextBlock(nil, nil, &chaintest.BlockOpts{Finalize: true, Mutate: fixed})
+	tc.accept(first)
+	dup := b.NextBlock(nil, nil, &chaintest.BlockOpts{Finalize: true, Mutate: fixed})
+	if dup.Block.Transactions[0].TxHash() != first.Block.Transactions[0].TxHash() {
+		t.Fatal("coinbases differ")
+	}
+	b.Tip = first
+	tc.reject(dup, ErrBadTxnsBIP30)
+	tc.tipIs(first.Hash)
+}
+
 func TestBIP30Applies(t *testing.T) {
 	p := regtest(t).Clone()
 	ns := nodeChain(p, 30, 1000, func(int32) uint32 { return 1 }, func(int32) uint32 { return p.PowLimitBits })
 	tip := ns[29]
-	// Regtest's BIP34 hash is zero: BIP30 is always checked.
+	// Regtest's BIP34 holds from height 1: duplicates are impossible, so
+	// BIP30 is not checked (Core checks it; it cannot fail).
+	if bip30Applies(p, tip) {
+		t.Error("regtest with BIP34 from height 1 need not check BIP30")
+	}
+	// With BIP34 later and no BIP34 hash it is always checked.
+	p.BIP34Height = 100
 	if !bip30Applies(p, tip) {
-		t.Error("regtest must check BIP30")
+		t.Error("regtest with a late BIP34 must check BIP30")
 	}
 	// A chain containing the BIP34 activation block skips it...
 	p.BIP34Height, p.BIP34Hash = 5, ns[5].hash

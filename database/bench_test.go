@@ -68,7 +68,7 @@ var benchScript = func() []byte {
 	return append(s, opEqualVerify, opCheckSig)
 }()
 
-func benchCache(b *testing.B, budget int64) (*ChainState, *UtxoCache) {
+func benchCache(b testing.TB, budget int64) (*ChainState, *UtxoCache) {
 	benchCacheSetup()
 	cs, err := OpenChainState(b.TempDir(), ChainStateOptions{NoSyncOnFlush: true})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/btcnode/btcd/wire"
 	"github.com/syndtr/goleveldb/leveldb"
@@ -62,6 +63,11 @@ type ChainState struct {
 	best     BlockMarker
 	head     *HeadBlocks
 	syncEach bool
+	// mayHaveCoins is false while the database holds no coin at all (a
+	// fresh initial sync until its first flush): every cache miss is then
+	// answered "not found" without a LevelDB read. Set, never cleared
+	// (except by reopening), when a flush starts writing coins.
+	mayHaveCoins atomic.Bool
 }
 
 // BlockMarker names a block by hash and height.
@@ -124,6 +130,13 @@ func OpenChainState(dir string, o ChainStateOptions) (*ChainState, error) {
 	if err := cs.loadMarkers(); err != nil {
 		db.Close()
 		return nil, err
+	}
+	it := db.NewIterator(util.BytesPrefix([]byte{prefixCoin}), nil)
+	cs.mayHaveCoins.Store(it.First())
+	it.Release()
+	if err := it.Error(); err != nil {
+		db.Close()
+		return nil, levelErr(err, "scan chainstate")
 	}
 	return cs, nil
 }

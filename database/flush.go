@@ -171,6 +171,9 @@ func (c *UtxoCache) snapshot(best wire.Hash, height int32) (*flushJob, error) {
 		e.flags = e.flags&^(flagDirty|flagFresh) | flagPinned
 		recs = append(recs, sortRec{prefix: binary.BigEndian.Uint64(e.key[:8]), idx: idx})
 	}
+	if len(recs) > 0 {
+		c.cs.mayHaveCoins.Store(true)
+	}
 	c.dirtyCount -= len(recs)
 	c.pinnedCount += len(recs)
 	c.dirty = c.dirty[:0]

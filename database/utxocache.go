@@ -113,6 +113,10 @@ type UtxoCacheOptions struct {
 	MaxBatchBytes int
 }
 
+// initialTableEntries is how many entries the cache's table is first
+// sized for (1 MiB of slots).
+const initialTableEntries = 1 << 16
+
 // NewUtxoCache returns a cache over cs.
 func NewUtxoCache(cs *ChainState, o UtxoCacheOptions) *UtxoCache {
 	if o.MaxBytes <= 0 {
@@ -127,10 +131,14 @@ func NewUtxoCache(cs *ChainState, o UtxoCacheOptions) *UtxoCache {
 		maxBatch: o.MaxBatchBytes,
 		cs:       cs,
 		maxBytes: o.MaxBytes,
-		// Sized for as many entries as the budget can hold, so the table
-		// does not rehash (briefly holding old and new arrays) during sync.
-		// Untouched pages cost nothing until used.
-		table:     newTable(int(o.MaxBytes / entrySize)),
+		// The table starts small and doubles with the entries. Sizing it
+		// for the whole budget up front (64 MiB of slots at 450 MiB) spread
+		// a few hundred thousand entries over the whole array, so each
+		// probe was a TLB and cache miss: adds cost 1.1-1.7 us instead of
+		// 0.2-0.7 us. Doubling copies slots without rehashing (their hash
+		// is in the slot) and briefly holds both arrays, at most 1.5x the
+		// final table.
+		table:     newTable(int(min(o.MaxBytes/entrySize, initialTableEntries))),
 		arena:     newArena(),
 		lastFlush: time.Now(),
 		interval:  o.FlushInterval,
@@ -199,7 +207,7 @@ func (c *UtxoCache) insert(k *outKey, pos uint64) (*cacheEntry, uint32) {
 	idx := c.alloc()
 	moved := ev != c.stats.Evictions
 	if c.table.needsGrow() {
-		c.table.grow(&c.slabs)
+		c.table.grow()
 		moved = true
 	}
 	if moved {
@@ -207,7 +215,7 @@ func (c *UtxoCache) insert(k *outKey, pos uint64) (*cacheEntry, uint32) {
 	}
 	e := c.slabs.at(idx)
 	*e = cacheEntry{key: *k, flags: flagLive | flagRef}
-	c.table.insertAt(pos, idx)
+	c.table.insertAt(pos, idx, k)
 	return e, idx
 }
 
@@ -220,7 +228,7 @@ func (c *UtxoCache) remove(e *cacheEntry, idx uint32, pos uint64) {
 	if e.flags&flagPinned != 0 {
 		c.pinnedCount--
 	}
-	c.table.deleteAt(&c.slabs, pos)
+	c.table.deleteAt(pos)
 	if e.flags&flagListed != 0 && len(c.dirty) > 0 && c.dirty[len(c.dirty)-1] == idx {
 		// Created and spent in a row: drop it from the dirty list too.
 		c.dirty = c.dirty[:len(c.dirty)-1]
@@ -348,7 +356,7 @@ func (c *UtxoCache) FetchEntries(ops []wire.OutPoint, dst []UtxoEntry, scripts [
 	// One snapshot for all misses: a plain Get takes and releases a
 	// snapshot per call, two allocations each.
 	var rd coinGetter = c.cs.db
-	if len(miss) > 1 {
+	if len(miss) > 1 && c.cs.mayHaveCoins.Load() {
 		snap, err := c.cs.db.GetSnapshot()
 		if err != nil {
 			return dst, scripts, levelErr(err, "snapshot")
@@ -380,6 +388,54 @@ func (c *UtxoCache) FetchEntries(ops []wire.OutPoint, dst []UtxoEntry, scripts [
 		scripts = c.fill(&dst[i], e, scripts)
 	}
 	return dst, scripts, nil
+}
+
+// Prefetch loads into the cache the coins of ops that are neither cached
+// nor known spent, so that a later FetchEntries finds them: the sync
+// manager calls it for a block's inputs as the block arrives, moving the
+// LevelDB reads off the connecting goroutine. Unlike FetchEntries it
+// copies nothing out, and a block whose coins are all cached (the usual
+// case with a large cache) costs one table probe per input.
+func (c *UtxoCache) Prefetch(ops []wire.OutPoint) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var missBuf [64]wire.OutPoint
+	miss := missBuf[:0]
+	for i := range ops {
+		k := makeKey(&ops[i])
+		if idx, _, ok := c.table.find(&c.slabs, &k); ok {
+			c.slabs.at(idx).flags |= flagRef
+			continue
+		}
+		miss = append(miss, ops[i])
+	}
+	if len(miss) == 0 {
+		return nil
+	}
+	slices.SortFunc(miss, func(a, b wire.OutPoint) int {
+		ka, kb := makeKey(&a), makeKey(&b)
+		return compareKeys(&ka, &kb)
+	})
+	var rd coinGetter = c.cs.db
+	if len(miss) > 1 && c.cs.mayHaveCoins.Load() {
+		snap, err := c.cs.db.GetSnapshot()
+		if err != nil {
+			return levelErr(err, "snapshot")
+		}
+		defer snap.Release()
+		rd = snap
+	}
+	var keyBuf [maxCoinKeyLen]byte
+	for i := range miss {
+		k := makeKey(&miss[i])
+		if _, _, ok := c.table.find(&c.slabs, &k); ok {
+			continue // a duplicate outpoint, loaded just now
+		}
+		if _, _, _, err := c.load(rd, &k, keyBuf[:0]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // coinGetter is a LevelDB or one of its snapshots.
@@ -423,6 +479,9 @@ func (c *UtxoCache) FetchEntry(op *wire.OutPoint, dst *UtxoEntry) (bool, error) 
 // load reads k from LevelDB and caches it as a clean entry.
 func (c *UtxoCache) load(rd coinGetter, k *outKey, keyBuf []byte) (*cacheEntry, uint32, bool, error) {
 	c.stats.Misses++
+	if !c.cs.mayHaveCoins.Load() {
+		return nil, 0, false, nil
+	}
 	v, err := rd.Get(appendCoinKey(keyBuf, k), nil)
 	if err != nil {
 		if errors.Is(err, leveldb.ErrNotFound) {

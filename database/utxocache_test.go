@@ -293,3 +293,51 @@ func TestUtxoCacheFreshAndOverwrite(t *testing.T) {
 		t.Fatalf("coin resurrected in database: %v", m)
 	}
 }
+
+// TestEmptyChainStateShortcut checks the "no coins on disk yet" answer
+// for misses: true only until a flush writes coins, and read back from
+// the database on reopen, so an evicted or reopened coin is still found.
+func TestEmptyChainStateShortcut(t *testing.T) {
+	dir := t.TempDir()
+	cs, err := OpenChainState(dir, ChainStateOptions{NoSyncOnFlush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.mayHaveCoins.Load() {
+		t.Fatal("fresh chainstate claims coins")
+	}
+	c := NewUtxoCache(cs, UtxoCacheOptions{})
+	op := wire.OutPoint{Hash: wire.Hash{7}, Index: 1}
+	var got UtxoEntry
+	if ok, err := c.FetchEntry(&op, &got); ok || err != nil {
+		t.Fatalf("miss on an empty chainstate: %v %v", ok, err)
+	}
+	e := UtxoEntry{Amount: 9, PkScript: []byte{0x51}, Height: 3}
+	if err := c.AddEntry(&op, &e, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(wire.Hash{1}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !cs.mayHaveCoins.Load() {
+		t.Fatal("flush of a coin left the shortcut on")
+	}
+	// Evict everything: the coin must come back from LevelDB.
+	c2 := NewUtxoCache(cs, UtxoCacheOptions{})
+	if ok, err := c2.FetchEntry(&op, &got); !ok || err != nil || !entriesEqual(got, e) {
+		t.Fatalf("flushed coin not found: %v %v %+v", ok, err, got)
+	}
+	cs.Close()
+	cs, err = OpenChainState(dir, ChainStateOptions{NoSyncOnFlush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if !cs.mayHaveCoins.Load() {
+		t.Fatal("reopened chainstate with a coin claims none")
+	}
+	c3 := NewUtxoCache(cs, UtxoCacheOptions{})
+	if ok, err := c3.FetchEntry(&op, &got); !ok || err != nil {
+		t.Fatalf("coin after reopen: %v %v", ok, err)
+	}
+}

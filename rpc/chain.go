@@ -240,11 +240,21 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 		{
 			Name: "gettxoutsetinfo", Category: "blockchain",
 			Description: "Returns statistics about the unspent transaction output set.\nNote this call may take some time.",
-			Args:        []Arg{{Name: "hash_type", Type: ArgStr, Optional: true, Default: `"none"`, Description: "Which UTXO set hash should be calculated. Options: 'hash_serialized_3', 'muhash', 'none' (this node computes only 'none': its default, unlike bitcoind's 'hash_serialized_3')."}},
-			Result:      `{ "height", "bestblock", "txouts", "bogosize", "hash_serialized_3"?, "muhash"?, "transactions"?, "disk_size"?, "total_amount" }`,
-			Available:   chainHas(func(c *ChainBackend) bool { return c.TxOutSetInfo != nil }),
+			Args:        []Arg{{Name: "hash_type", Type: ArgStr, Optional: true, Default: `"hash_serialized_3"`, Description: "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (the legacy algorithm), 'muhash', 'none'."}},
+			Result: `{
+  "height" : n,              (numeric) The block height (index) of the returned statistics
+  "bestblock" : "hex",       (string) The hash of the block at which these statistics are calculated
+  "txouts" : n,              (numeric) The number of unspent transaction outputs
+  "bogosize" : n,            (numeric) Database-independent, meaningless metric indicating the UTXO set size
+  "hash_serialized_3" : "hex", (string, optional) The serialized hash (only present if 'hash_serialized_3' hash_type is chosen)
+  "muhash" : "hex",          (string, optional) The serialized hash (only present if 'muhash' hash_type is chosen)
+  "transactions" : n,        (numeric) The number of transactions with unspent outputs
+  "disk_size" : n,           (numeric) The estimated size of the chainstate on disk
+  "total_amount" : n         (numeric) The total amount of coins in the UTXO set
+}`,
+			Available: chainHas(func(c *ChainBackend) bool { return c.TxOutSetInfo != nil }),
 			Handler: func(s *Server, p *Params) (any, error) {
-				ht, err := p.Str(0, "none")
+				ht, err := p.Str(0, "hash_serialized_3")
 				if err != nil {
 					return nil, err
 				}
@@ -280,10 +290,16 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 			Name: "verifychain", Category: "blockchain",
 			Description: "Verifies blockchain database.",
 			Args: []Arg{
-				{Name: "checklevel", Type: ArgNum, Optional: true, Default: "3", Description: "How thorough the block verification is (0-4)"},
+				{Name: "checklevel", Type: ArgNum, Optional: true, Default: "3", Description: "How thorough the block verification is (range 0-4):\n" +
+					"       - level 0 reads the blocks from disk\n" +
+					"       - level 1 verifies block validity\n" +
+					"       - level 2 verifies undo data\n" +
+					"       - level 3 checks the UTXO set against the top blocks (at most 1000 below the tip)\n" +
+					"       - level 4 validates those blocks again against the coins they spent (scripts included)\n" +
+					"       - each level includes the checks of the previous levels"},
 				{Name: "nblocks", Type: ArgNum, Optional: true, Default: "6", Description: "The number of blocks to check (0=all)"},
 			},
-			Result:    "true|false    (boolean) Verification finished successfully.",
+			Result:    "true|false    (boolean) Verification finished successfully. If false, check the log for the reason.",
 			Available: chainHas(func(c *ChainBackend) bool { return c.VerifyChain != nil }),
 			Handler: func(s *Server, p *Params) (any, error) {
 				lvl, err := p.Int(0, 3)

@@ -137,6 +137,9 @@ type Config struct {
 	// OnCall, when set, is told of every finished method call with its
 	// duration and error (for metrics).
 	OnCall func(method string, d time.Duration, err error)
+	// REST serves bitcoind's unauthenticated REST interface under /rest/
+	// on the same listeners (rest.go). When false, /rest/ paths get 404.
+	REST bool
 }
 
 // activeCall is one running method for getrpcinfo.
@@ -386,8 +389,13 @@ func (s *Server) Stop() error {
 
 // ServeHTTP handles one HTTP request: method and authentication checks,
 // the concurrency limit, body limit and time-out, then the JSON-RPC call or
-// batch.
+// batch. Paths under /rest/ go to the unauthenticated REST interface
+// (rest.go) instead.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isRESTPath(r) {
+		s.serveREST(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		io.WriteString(w, "JSONRPC server handles only POST requests")

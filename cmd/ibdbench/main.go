@@ -32,7 +32,7 @@ type options struct {
 	utxoCache, par, top, tail         int
 	btcd, repo, workDir               string
 	keep, sigbench, cpuProfile        bool
-	timeout                           time.Duration
+	timeout, trace                    time.Duration
 	// nodeFlags and nodeEnv go to the measured node only (not the p2p
 	// server), e.g. -nodeflag=--gogc=50 -nodeenv=GOGC=off.
 	nodeFlags, nodeEnv listFlag
@@ -106,6 +106,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "limit for each phase")
 	fs.BoolVar(&o.sigbench, "sigbench", true, "measure or reuse the signature lower bound")
 	fs.BoolVar(&o.cpuProfile, "cpuprofile", false, "write the measured node's CPU profile")
+	fs.DurationVar(&o.trace, "trace", 0, "record this long a Go execution trace of the measured node from its start (workdir/node.trace)")
 	fs.IntVar(&o.top, "top", 0, "print the N top allocation sites to stderr")
 	fs.IntVar(&o.tail, "tail", -1, "coinbase-only blocks appended after the chain (-1: 2100 with -assumevalid tip, else 0)")
 	fs.Var(&o.nodeFlags, "nodeflag", "extra daemon flag for the measured node (repeatable), e.g. --gogc=50")
@@ -275,6 +276,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer node.kill()
 	logf("measured node started (pid %d)", node.cmd.Process.Pid)
+	if o.trace > 0 {
+		go node.recordTrace(filepath.Join(o.workDir, "node.trace"), o.trace, logf)
+	}
 	if err := node.waitHeight(int64(ch.blocks), o.timeout); err != nil {
 		return fmt.Errorf("measured node: %w", err)
 	}
@@ -488,6 +492,33 @@ func (n *node) waitHeight(h int64, timeout time.Duration) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w: height %d not reached in %v", ErrTimeout, h, timeout)
 		}
+	}
+}
+
+// recordTrace saves a Go execution trace of the node's first d (from
+// the moment its profile server answers) to path, for `go tool trace`;
+// failures are only logged, the measurement goes on.
+func (n *node) recordTrace(path string, d time.Duration, logf func(string, ...any)) {
+	url := fmt.Sprintf("http://%s/debug/pprof/trace?seconds=%d", n.profAddr, max(1, int(d.Seconds())))
+	c := &http.Client{Timeout: d + 30*time.Second}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := c.Get(url)
+		if err == nil {
+			f, ferr := os.Create(path)
+			if ferr == nil {
+				_, err = io.Copy(f, resp.Body)
+				f.Close()
+			}
+			resp.Body.Close()
+			logf("trace written to %s (%v)", path, errors.Join(ferr, err))
+			return
+		}
+		if time.Now().After(deadline) {
+			logf("trace: %v", err)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

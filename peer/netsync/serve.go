@@ -196,6 +196,14 @@ func (m *Manager) onGetBlocks(p *peer.Peer, msg *wire.MsgGetBlocks) {
 // listed in one notfound.
 func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 	var notFound []wire.InvVect
+	// Witness blocks go out as their stored bytes (encoding copies them
+	// into the send queue, so one buffer serves the whole request).
+	var raw *wire.MsgRawBlock
+	defer func() {
+		if raw != nil {
+			wire.PutBuffer(&raw.Raw)
+		}
+	}()
 	for _, iv := range msg.InvList {
 		if !p.Connected() {
 			return
@@ -207,7 +215,16 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 		var out wire.Message
 		switch iv.Type &^ wire.InvWitnessFlag {
 		case wire.InvTypeBlock:
-			if blk, err := m.chain.BlockByHash(&iv.Hash); err == nil {
+			if enc == wire.WitnessEncoding {
+				if raw == nil {
+					raw = &wire.MsgRawBlock{Raw: *wire.GetBuffer(1 << 20)}
+				}
+				b, err := m.chain.BlockBytesByHash(&iv.Hash, raw.Raw[:0])
+				if err == nil {
+					raw.Raw = b
+					out = raw
+				}
+			} else if blk, err := m.chain.BlockByHash(&iv.Hash); err == nil {
 				out = blk
 			}
 		case wire.InvTypeTx:
