@@ -37,6 +37,10 @@
 // multiple of it. Since the measured wall time of the bound depends on the
 // machine's load when it was taken, ideal_bound_s (the one-core CPU time of
 // sighash+verify divided by the cores) and wall_vs_ideal are given too.
+// The bound uses btcec's verifier; since txscript's own is faster, the
+// same bound with it is given as ideal_own_bound_s and wall_vs_ideal_own
+// (delete sigbench.json to measure it for an older chain directory).
+// -trace D records a Go execution trace of the node's first D.
 //
 // Usage (from the repository root):
 //

@@ -89,6 +89,15 @@ func (c *SigCheck) Verify() bool {
 	return err == nil && sig.Verify(c.Hash[:], pk)
 }
 
+// VerifyOwn is Verify with txscript's own verifier (the one the node
+// uses) instead of btcec's.
+func (c *SigCheck) VerifyOwn() bool {
+	if c.Schnorr {
+		return txscript.VerifySchnorr(c.Sig, c.PubKey, &c.Hash)
+	}
+	return txscript.VerifyECDSA(c.Sig, c.PubKey, &c.Hash)
+}
+
 // AppendSigChecks computes the signature hashes of every input of t and
 // appends one SigCheck per signature. It understands exactly the script
 // templates the generator produces (for 2-of-3 P2WSH the two signatures
@@ -198,6 +207,12 @@ type SigBenchResult struct {
 	// Full: per transaction, midstates, every input's sighash, verify.
 	Full1 Timing `json:"sighash_verify_1core"`
 	FullN Timing `json:"sighash_verify_ncore"`
+	// OwnFull: Full with txscript's own verifier, the one the node runs
+	// (faster than btcec's since its scalar multiplication was rewritten),
+	// so that the node's script overhead can be told from the speed of
+	// the signature arithmetic.
+	OwnFull1 Timing `json:"own_sighash_verify_1core"`
+	OwnFullN Timing `json:"own_sighash_verify_ncore"`
 }
 
 // Timing is one measured phase.
@@ -310,6 +325,7 @@ func SigBench(txs []SpendTx, workers int) (SigBenchResult, error) {
 		return r, err
 	}
 
+	own := false
 	full := func(i int, buf *[]SigCheck) bool {
 		hs := txscript.NewTxSigHashes(txs[i].Tx, txs[i].Prevs)
 		var err error
@@ -318,37 +334,45 @@ func SigBench(txs []SpendTx, workers int) (SigBenchResult, error) {
 			return false
 		}
 		for j := range *buf {
-			if !(*buf)[j].Verify() {
+			c := &(*buf)[j]
+			if own && !c.VerifyOwn() || !own && !c.Verify() {
 				return false
 			}
 		}
 		return true
 	}
-	if r.Full1, err = measure(n, func() error {
-		for i := range txs {
-			if !full(i, &buf) {
+	for _, o := range []bool{false, true} {
+		own = o
+		full1, fullN := &r.Full1, &r.FullN
+		if own {
+			full1, fullN = &r.OwnFull1, &r.OwnFullN
+		}
+		if *full1, err = measure(n, func() error {
+			for i := range txs {
+				if !full(i, &buf) {
+					return badSig
+				}
+			}
+			return nil
+		}); err != nil {
+			return r, err
+		}
+		// Each worker needs its own scratch buffer; a pool hands them out.
+		pool := sync.Pool{New: func() any { return new([]SigCheck) }}
+		if *fullN, err = measure(n, func() error {
+			ok := parallel(len(txs), workers, 16, func(i int) bool {
+				b := pool.Get().(*[]SigCheck)
+				ok := full(i, b)
+				pool.Put(b)
+				return ok
+			})
+			if !ok {
 				return badSig
 			}
+			return nil
+		}); err != nil {
+			return r, err
 		}
-		return nil
-	}); err != nil {
-		return r, err
-	}
-	// Each worker needs its own scratch buffer; a pool hands them out.
-	pool := sync.Pool{New: func() any { return new([]SigCheck) }}
-	if r.FullN, err = measure(n, func() error {
-		ok := parallel(len(txs), workers, 16, func(i int) bool {
-			b := pool.Get().(*[]SigCheck)
-			ok := full(i, b)
-			pool.Put(b)
-			return ok
-		})
-		if !ok {
-			return badSig
-		}
-		return nil
-	}); err != nil {
-		return r, err
 	}
 	return r, nil
 }

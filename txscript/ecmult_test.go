@@ -1,0 +1,242 @@
+package txscript
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/btcsuite/btcd/btcec/v2"
+)
+
+// curveN is the secp256k1 group order.
+var curveN, _ = new(big.Int).SetString("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141", 16)
+
+func scalarBig(s *btcec.ModNScalar) *big.Int {
+	b := s.Bytes()
+	return new(big.Int).SetBytes(b[:])
+}
+
+// TestEndomorphismConstants re-derives the constants of ecmult.go from
+// the curve: lambda is a cube root of unity mod n with lambda*G =
+// (beta*Gx, Gy), and (a1, b1), (a2, b2) with b2 = a1 are the short
+// lattice vectors g1 and g2 were rounded from.
+func TestEndomorphismConstants(t *testing.T) {
+	lambda := new(big.Int).Sub(curveN, scalarBig(endoLambdaNeg))
+	if new(big.Int).Exp(lambda, big.NewInt(3), curveN).Cmp(big.NewInt(1)) != 0 {
+		t.Fatal("lambda is not a cube root of unity")
+	}
+	var l btcec.ModNScalar
+	lb := lambda.FillBytes(make([]byte, 32))
+	l.SetByteSlice(lb)
+	var lG btcec.JacobianPoint
+	btcec.ScalarBaseMultNonConst(&l, &lG)
+	lG.ToAffine()
+	var one btcec.ModNScalar
+	one.SetInt(1)
+	var g btcec.JacobianPoint
+	btcec.ScalarBaseMultNonConst(&one, &g)
+	g.ToAffine()
+	var bx btcec.FieldVal
+	bx.Set(&g.X).Mul(endoBeta).Normalize()
+	if !lG.X.Equals(&bx) || !lG.Y.Equals(&g.Y) {
+		t.Fatal("lambda*G != (beta*Gx, Gy)")
+	}
+	a1 := new(big.Int).SetBytes(hexSlice("3086d221a7d46bcde86c90e49284eb15"))
+	minusB1 := scalarBig(endoMinusB1)
+	a2 := new(big.Int).SetBytes(hexSlice("0114ca50f7a8e2f3f657c1108d9d44cfd8"))
+	b2 := a1
+	// a + b*lambda = 0 mod n for both vectors.
+	v1 := new(big.Int).Sub(a1, new(big.Int).Mul(minusB1, lambda))
+	v2 := new(big.Int).Add(a2, new(big.Int).Mul(b2, lambda))
+	if v1.Mod(v1, curveN).Sign() != 0 || v2.Mod(v2, curveN).Sign() != 0 {
+		t.Fatal("lattice vectors are not in the kernel")
+	}
+	if new(big.Int).Sub(curveN, b2).Cmp(scalarBig(endoMinusB2)) != 0 {
+		t.Fatal("-b2 constant")
+	}
+	round := func(num *big.Int) *big.Int {
+		x := new(big.Int).Lsh(num, 384)
+		x.Add(x, new(big.Int).Rsh(curveN, 1))
+		return x.Quo(x, curveN)
+	}
+	limbs := func(l [4]uint64) *big.Int {
+		x := new(big.Int)
+		for i := 3; i >= 0; i-- {
+			x.Lsh(x, 64).Or(x, new(big.Int).SetUint64(l[i]))
+		}
+		return x
+	}
+	if round(b2).Cmp(limbs(endoG1)) != 0 || round(minusB1).Cmp(limbs(endoG2)) != 0 {
+		t.Fatal("g1/g2 are not round(2^384*b/n)")
+	}
+}
+
+func hexSlice(s string) []byte {
+	b := make([]byte, len(s)/2)
+	for i := range b {
+		b[i] = unhex(s[2*i])<<4 | unhex(s[2*i+1])
+	}
+	return b
+}
+
+// ecmultScalars returns edge and random scalars.
+func ecmultScalars(rng *rand.Rand, n int) []btcec.ModNScalar {
+	lambda := new(big.Int).Sub(curveN, scalarBig(endoLambdaNeg))
+	edges := []*big.Int{big.NewInt(0), big.NewInt(1), big.NewInt(2), big.NewInt(15), big.NewInt(16), big.NewInt(17),
+		new(big.Int).Sub(curveN, big.NewInt(1)), new(big.Int).Sub(curveN, big.NewInt(2)),
+		new(big.Int).Rsh(curveN, 1), new(big.Int).Add(new(big.Int).Rsh(curveN, 1), big.NewInt(1)),
+		lambda, new(big.Int).Sub(curveN, lambda), new(big.Int).Lsh(big.NewInt(1), 128),
+		new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 128), big.NewInt(1)), new(big.Int).Lsh(big.NewInt(1), 255)}
+	var out []btcec.ModNScalar
+	for _, e := range edges {
+		var s btcec.ModNScalar
+		s.SetByteSlice(new(big.Int).Mod(e, curveN).FillBytes(make([]byte, 32)))
+		out = append(out, s)
+	}
+	for range n {
+		var b [32]byte
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		switch rng.IntN(4) {
+		case 0: // short scalars
+			for i := range 20 {
+				b[i] = 0
+			}
+		case 1: // all ones in the top half
+			for i := range 16 {
+				b[i] = 0xff
+			}
+		}
+		var s btcec.ModNScalar
+		s.SetBytes(&b)
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestScalarMultMatchesBtcec compares scalarMult with
+// btcec.ScalarMultNonConst for edge and random scalars on points with
+// Z = 1 and with other Z (as the verifiers pass them).
+func TestScalarMultMatchesBtcec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	ks := ecmultScalars(rng, n)
+	for i := range ks {
+		// A point: a random multiple of G, in Jacobian form (Z != 1) for
+		// odd i, affine for even i.
+		var e btcec.ModNScalar
+		var eb [32]byte
+		for j := range eb {
+			eb[j] = byte(rng.Uint32())
+		}
+		e.SetBytes(&eb)
+		if i == 0 {
+			e.SetInt(1)
+		}
+		var P btcec.JacobianPoint
+		btcec.ScalarBaseMultNonConst(&e, &P)
+		if i%2 == 0 {
+			P.ToAffine()
+		}
+		var want, got btcec.JacobianPoint
+		btcec.ScalarMultNonConst(&ks[i], &P, &want)
+		scalarMult(&ks[i], &P, &got)
+		wInf := (want.X.IsZero() && want.Y.IsZero()) || want.Z.IsZero()
+		gInf := (got.X.IsZero() && got.Y.IsZero()) || got.Z.IsZero()
+		if wInf || gInf {
+			if wInf != gInf {
+				t.Fatalf("case %d: infinity mismatch (btcec %v, ours %v)", i, wInf, gInf)
+			}
+			continue
+		}
+		want.ToAffine()
+		got.ToAffine()
+		if !want.X.Equals(&got.X) || !want.Y.Equals(&got.Y) {
+			t.Fatalf("case %d: k=%x: points differ", i, ks[i].Bytes())
+		}
+	}
+}
+
+// TestSplitScalarBounds checks k = k1 + k2*lambda and that both halves
+// (or their negations) stay within the NAF's length.
+func TestSplitScalarBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	lambda := new(big.Int).Sub(curveN, scalarBig(endoLambdaNeg))
+	half := new(big.Int).Rsh(curveN, 1)
+	for _, k := range ecmultScalars(rng, 5000) {
+		var k1, k2 btcec.ModNScalar
+		splitScalar(&k, &k1, &k2)
+		sum := new(big.Int).Mul(scalarBig(&k2), lambda)
+		sum.Add(sum, scalarBig(&k1)).Mod(sum, curveN)
+		if sum.Cmp(scalarBig(&k)) != 0 {
+			t.Fatalf("k1 + k2*lambda != k for %x", k.Bytes())
+		}
+		for _, h := range []*big.Int{scalarBig(&k1), scalarBig(&k2)} {
+			if h.Cmp(half) > 0 {
+				h.Sub(curveN, h)
+			}
+			if h.BitLen() > 129 {
+				t.Fatalf("half of %d bits for %x", h.BitLen(), k.Bytes())
+			}
+		}
+	}
+}
+
+// TestWNAF checks the digits: odd, below 16 in magnitude, at least four
+// zeros after each non-zero one, and summing to k.
+func TestWNAF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		var b [32]byte
+		for i := 15; i < 32; i++ {
+			b[i] = byte(rng.Uint32())
+		}
+		b[15] &= 3 // below 2^130
+		var k btcec.ModNScalar
+		k.SetBytes(&b)
+		var naf [wnafMaxLen]int8
+		n := wnaf(&k, &naf)
+		sum := new(big.Int)
+		last := -wnafWidth
+		for i := n - 1; i >= 0; i-- {
+			sum.Lsh(sum, 1).Add(sum, big.NewInt(int64(naf[i])))
+		}
+		for i := 0; i < n; i++ {
+			if d := naf[i]; d != 0 {
+				if d%2 == 0 || d > 15 || d < -15 || i-last < wnafWidth {
+					t.Fatalf("bad digit %d at %d", d, i)
+				}
+				last = i
+			}
+		}
+		if sum.Cmp(scalarBig(&k)) != 0 {
+			t.Fatalf("NAF of %x sums to %x", b, sum)
+		}
+	}
+}
+
+func BenchmarkScalarMult(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	ks := ecmultScalars(rng, 64)
+	var P btcec.JacobianPoint
+	btcec.ScalarBaseMultNonConst(&ks[20], &P)
+	P.ToAffine()
+	b.Run("ours", func(b *testing.B) {
+		b.ReportAllocs()
+		var out btcec.JacobianPoint
+		for i := 0; b.Loop(); i++ {
+			scalarMult(&ks[i&63], &P, &out)
+		}
+	})
+	b.Run("btcec", func(b *testing.B) {
+		b.ReportAllocs()
+		var out btcec.JacobianPoint
+		for i := 0; b.Loop(); i++ {
+			btcec.ScalarMultNonConst(&ks[i&63], &P, &out)
+		}
+	})
+}
