@@ -148,17 +148,17 @@
 //
 // LevelDB memory (write buffer, block cache) is outside the cache budget,
 // but scales with it when the caller passes ChainStateOptions.CacheBudget:
-// write buffer budget/8 clamped to [4, 64] MiB, block cache budget/16
-// clamped to [4, 32] MiB. Core splits -dbcache between the coins cache and
+// write buffer budget/8 clamped to [12, 64] MiB, block cache budget/16
+// clamped to [16, 32] MiB (lower bounds measured, see scaledLevelMem). Core splits -dbcache between the coins cache and
 // the coins LevelDB (which takes a quarter of its share as write buffer and
 // half as block cache); we add to the budget instead of carving from it,
 // so the shares are smaller. goleveldb keeps up to three memtables (the
 // active one, one being compacted and a pooled one, each growing its
 // node array by append), so a fixed 64 MiB write buffer cost well over
 // 100 MiB of heap (and twice that in RSS under GOGC=100) regardless of a
-// 10 MiB budget. 4 MiB keeps compaction tables reasonably full; the block
-// cache matters little during sync (flushes are writes; misses are
-// random). Without CacheBudget the old defaults (64/32 MiB) stay. A flush
+// 10 MiB budget. At small budgets the block cache matters: evicted coins
+// are read back, and with 4 MiB the tables' index and filter blocks no
+// longer stayed cached. Without CacheBudget the old defaults (64/32 MiB) stay. A flush
 // batch that grew past twice its preallocated size (captures replayed
 // into it) is dropped after the flush rather than kept at its peak.
 // TestSmallBudgetRSS measures the effect (docs/performance.md).
