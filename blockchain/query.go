@@ -339,14 +339,16 @@ func (b *BlockChain) PrefetchInputs(block *wire.MsgBlock) error {
 			sc.ops = append(sc.ops, tx.TxIn[i].PreviousOutPoint)
 		}
 	}
-	return b.cache.Prefetch(sc.ops)
+	var err error
+	sc.miss, err = b.cache.Prefetch(sc.ops, sc.miss)
+	return err
 }
 
 // prefetchScratch holds PrefetchInputs' buffer between calls; peers call
 // it concurrently, so it comes from a pool rather than the chain's
 // scratch.
 type prefetchScratch struct {
-	ops []wire.OutPoint
+	ops, miss []wire.OutPoint
 }
 
 var prefetchPool = sync.Pool{New: func() any { return new(prefetchScratch) }}

@@ -395,12 +395,13 @@ func (c *UtxoCache) FetchEntries(ops []wire.OutPoint, dst []UtxoEntry, scripts [
 // manager calls it for a block's inputs as the block arrives, moving the
 // LevelDB reads off the connecting goroutine. Unlike FetchEntries it
 // copies nothing out, and a block whose coins are all cached (the usual
-// case with a large cache) costs one table probe per input.
-func (c *UtxoCache) Prefetch(ops []wire.OutPoint) error {
+// case with a large cache) costs one table probe per input. scratch is
+// reused for the missing outpoints and returned, so that a caller keeping
+// it allocates nothing per block.
+func (c *UtxoCache) Prefetch(ops []wire.OutPoint, scratch []wire.OutPoint) ([]wire.OutPoint, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var missBuf [64]wire.OutPoint
-	miss := missBuf[:0]
+	miss := scratch[:0]
 	for i := range ops {
 		k := makeKey(&ops[i])
 		if idx, _, ok := c.table.find(&c.slabs, &k); ok {
@@ -410,7 +411,7 @@ func (c *UtxoCache) Prefetch(ops []wire.OutPoint) error {
 		miss = append(miss, ops[i])
 	}
 	if len(miss) == 0 {
-		return nil
+		return miss, nil
 	}
 	slices.SortFunc(miss, func(a, b wire.OutPoint) int {
 		ka, kb := makeKey(&a), makeKey(&b)
@@ -420,7 +421,7 @@ func (c *UtxoCache) Prefetch(ops []wire.OutPoint) error {
 	if len(miss) > 1 && c.cs.mayHaveCoins.Load() {
 		snap, err := c.cs.db.GetSnapshot()
 		if err != nil {
-			return levelErr(err, "snapshot")
+			return miss, levelErr(err, "snapshot")
 		}
 		defer snap.Release()
 		rd = snap
@@ -432,10 +433,10 @@ func (c *UtxoCache) Prefetch(ops []wire.OutPoint) error {
 			continue // a duplicate outpoint, loaded just now
 		}
 		if _, _, _, err := c.load(rd, &k, keyBuf[:0]); err != nil {
-			return err
+			return miss, err
 		}
 	}
-	return nil
+	return miss, nil
 }
 
 // coinGetter is a LevelDB or one of its snapshots.

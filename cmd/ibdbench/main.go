@@ -73,6 +73,7 @@ type result struct {
 	WorkDir        string   `json:"workdir,omitempty"`
 	ChainTip       string   `json:"tip"`
 	MemProfilePath string   `json:"memprofile,omitempty"`
+	TipProfilePath string   `json:"tip_allocs_profile,omitempty"`
 	NodeFlags      []string `json:"nodeflags,omitempty"`
 	NodeEnv        []string `json:"nodeenv,omitempty"`
 	GCCPUFraction  float64  `json:"gc_cpu_fraction"`
@@ -299,6 +300,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if res.AllocBytes, res.AllocObjects, err = node.allocTotals(); err != nil {
 		return err
 	}
+	// The allocation profile as of the tip: --memprofile is written at
+	// shutdown and so also holds the final UTXO flush.
+	tipProf := filepath.Join(o.workDir, "node-allocs-tip.prof")
+	if err := node.saveAllocProfile(tipProf); err != nil {
+		logf("allocation profile at the tip: %v", err)
+		tipProf = ""
+	}
 	if o.tail > 0 {
 		if err := node.waitHeight(finalHeight, o.timeout); err != nil {
 			return fmt.Errorf("measured node: %w", err)
@@ -349,12 +357,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.keep {
 		res.MemProfilePath = memProf
 	}
+	if o.keep && tipProf != "" {
+		res.TipProfilePath = tipProf
+	}
 	if o.top > 0 {
-		cmd := exec.Command("go", "tool", "pprof", "-sample_index=alloc_space", "-top",
-			"-nodecount="+strconv.Itoa(o.top), o.btcd, memProf)
-		cmd.Stdout, cmd.Stderr = stderr, stderr
-		if err := cmd.Run(); err != nil {
-			logf("pprof: %v", err)
+		for _, prof := range []string{tipProf, memProf} {
+			if prof == "" {
+				continue
+			}
+			logf("top allocation sites of %s", prof)
+			cmd := exec.Command("go", "tool", "pprof", "-sample_index=alloc_space", "-top",
+				"-nodecount="+strconv.Itoa(o.top), o.btcd, prof)
+			cmd.Stdout, cmd.Stderr = stderr, stderr
+			if err := cmd.Run(); err != nil {
+				logf("pprof: %v", err)
+			}
 		}
 	}
 	return json.NewEncoder(stdout).Encode(res)
@@ -554,6 +571,25 @@ func (n *node) recordTrace(path string, d time.Duration, logf func(string, ...an
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// saveAllocProfile writes the node's allocation profile (pprof format)
+// to path.
+func (n *node) saveAllocProfile(path string) error {
+	resp, err := n.client.Get("http://" + n.profAddr + "/debug/pprof/allocs")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("allocs profile: HTTP %d", resp.StatusCode)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, io.LimitReader(resp.Body, 256<<20))
+	return errors.Join(err, f.Close())
 }
 
 // allocTotals reads TotalAlloc and Mallocs from the runtime.MemStats
