@@ -574,9 +574,10 @@ func (n *node) recordTrace(path string, d time.Duration, logf func(string, ...an
 }
 
 // saveAllocProfile writes the node's allocation profile (pprof format)
-// to path.
+// to path, after a collection: the profile only holds what was allocated
+// up to the last completed GC cycle.
 func (n *node) saveAllocProfile(path string) error {
-	resp, err := n.client.Get("http://" + n.profAddr + "/debug/pprof/allocs")
+	resp, err := n.client.Get("http://" + n.profAddr + "/debug/pprof/allocs?gc=1")
 	if err != nil {
 		return err
 	}
