@@ -148,7 +148,7 @@
 //
 // LevelDB memory (write buffer, block cache) is outside the cache budget,
 // but scales with it when the caller passes ChainStateOptions.CacheBudget:
-// write buffer budget/16 clamped to [12, 64] MiB, block cache budget/16
+// write buffer budget/32 clamped to [12, 64] MiB, block cache budget/16
 // clamped to [16, 32] MiB (lower bounds measured, see scaledLevelMem). Core splits -dbcache between the coins cache and
 // the coins LevelDB (which takes a quarter of its share as write buffer and
 // half as block cache); we add to the budget instead of carving from it,
