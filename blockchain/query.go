@@ -331,6 +331,15 @@ func (b *BlockChain) HeaderByHash(hash *wire.Hash) (wire.BlockHeader, int32, boo
 // connected; coins that block N creates or spends are simply not found or
 // found spent, which is harmless for a prefetch.
 func (b *BlockChain) PrefetchInputs(block *wire.MsgBlock) error {
+	// A block far ahead of the tip (scripts being checked, so downloads
+	// run ahead) is not prefetched: with a small cache its coins would be
+	// evicted again before it connects and read twice, and the outputs
+	// of the blocks in between are not in the cache or the database yet.
+	// Its coins are read when it connects. The coinbase's BIP34 height is
+	// only a hint here; without one the block is prefetched.
+	if h, ok := coinbaseHeightHint(block); ok && h > b.BestSnapshot().Height+prefetchAhead {
+		return nil
+	}
 	sc := prefetchPool.Get().(*prefetchScratch)
 	defer prefetchPool.Put(sc)
 	sc.ops = sc.ops[:0]
@@ -342,6 +351,34 @@ func (b *BlockChain) PrefetchInputs(block *wire.MsgBlock) error {
 	var err error
 	sc.miss, err = b.cache.Prefetch(sc.ops, sc.miss)
 	return err
+}
+
+// prefetchAhead is how far past the tip PrefetchInputs still warms the
+// cache.
+const prefetchAhead = 2
+
+// coinbaseHeightHint reads the height a BIP34 coinbase starts with (a
+// 1-4 byte push, or OP_1..OP_16), without validating anything.
+func coinbaseHeightHint(block *wire.MsgBlock) (int32, bool) {
+	if len(block.Transactions) == 0 || len(block.Transactions[0].TxIn) == 0 {
+		return 0, false
+	}
+	sig := block.Transactions[0].TxIn[0].SignatureScript
+	if len(sig) == 0 {
+		return 0, false
+	}
+	if op := sig[0]; op >= 0x51 && op <= 0x60 {
+		return int32(op - 0x50), true
+	}
+	n := int(sig[0])
+	if n < 1 || n > 4 || len(sig) < 1+n {
+		return 0, false
+	}
+	var v int32
+	for i := n; i >= 1; i-- {
+		v = v<<8 | int32(sig[i])
+	}
+	return v, v >= 0
 }
 
 // prefetchScratch holds PrefetchInputs' buffer between calls; peers call
