@@ -45,6 +45,13 @@ const (
 	// minimum chain work, so unsolicited side-chain blocks cost us no
 	// disk.
 	BFUnrequested BehaviorFlags = 1 << iota
+	// BFSanityChecked says the caller has run CheckBlockSanity on this
+	// very block (unchanged since) and it passed, so processing skips it.
+	// The sync manager checks arriving blocks on the peer's goroutine,
+	// which takes the merkle root and transaction checks off the
+	// goroutine that connects blocks (the bottleneck when scripts are
+	// skipped).
+	BFSanityChecked
 )
 
 // minBlocksToKeep is how far ahead of the tip an unrequested block may be.
@@ -67,7 +74,9 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock, flags BehaviorFlags) (Pr
 	if b.orphans.has(&hash) {
 		return ProcessResult{Duplicate: true, Orphan: true, OrphanRoot: b.orphans.root(hash)}, nil
 	}
-	if err := CheckBlockSanity(block, b.params.PowLimit); err != nil {
+	if flags&BFSanityChecked != 0 {
+		// Checked by the caller.
+	} else if err := CheckBlockSanity(block, b.params.PowLimit); err != nil {
 		// Context-free failures never mark the hash invalid, as in Core:
 		// a transaction list that merely hashes to the header's merkle
 		// root (e.g. 64-byte transactions posing as inner nodes) is not

@@ -503,7 +503,7 @@ func (n *node) rpc(method string) (json.RawMessage, error) {
 // waitHeight polls getblockcount until it reaches h.
 func (n *node) waitHeight(h int64, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(50 * time.Millisecond)
+	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		if raw, err := n.rpc("getblockcount"); err == nil {

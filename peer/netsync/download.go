@@ -280,6 +280,9 @@ func (m *Manager) handleBlock(be blockEvent) {
 			be.p.Misbehaving(PenaltyUnrequested, "unrequested block")
 		}
 	}
+	if be.sane {
+		flags |= blockchain.BFSanityChecked
+	}
 	t0 := time.Now()
 	res, err := m.chain.ProcessBlockWithFlags(blk, flags)
 	d := time.Since(t0)

@@ -205,6 +205,8 @@ type blockEvent struct {
 	// cmpct marks a block reconstructed from a compact block: it is
 	// processed as requested, and a mutation fetches it whole.
 	cmpct bool
+	// sane: CheckBlockSanity passed on the peer's goroutine.
+	sane bool
 }
 
 // New returns a manager; call Start to run it.
@@ -328,8 +330,12 @@ func (m *Manager) onBlock(p *peer.Peer, msg *wire.MsgBlock) {
 			m.log.Debugf("Prefetching inputs of %v: %v", msg.BlockHash(), err)
 		}
 	}
+	// The context-free checks (merkle root, transaction sanity) run here
+	// too, off the loop. A failure is left for the loop to find again and
+	// punish as usual.
+	sane := blockchain.CheckBlockSanity(msg, m.chain.Params().PowLimit) == nil
 	select {
-	case m.blocks <- blockEvent{p: p, block: msg}:
+	case m.blocks <- blockEvent{p: p, block: msg, sane: sane}:
 	case <-m.quit:
 	}
 }
