@@ -503,12 +503,22 @@ func (n *node) rpc(method string) (json.RawMessage, error) {
 // waitHeight polls getblockcount until it reaches h.
 func (n *node) waitHeight(h int64, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(10 * time.Millisecond)
+	// Poll every 50 ms, and every 10 ms for the last 5% of the blocks:
+	// 50 ms quantised the 1.3 s runs by 4%, while polling fast all along
+	// added the RPC calls' own allocations to the node's totals.
+	const slow, fast = 50 * time.Millisecond, 10 * time.Millisecond
+	tick := time.NewTicker(slow)
 	defer tick.Stop()
+	near := false
 	for {
 		if raw, err := n.rpc("getblockcount"); err == nil {
-			if got, err := strconv.ParseInt(string(raw), 10, 64); err == nil && got >= h {
+			got, err := strconv.ParseInt(string(raw), 10, 64)
+			if err == nil && got >= h {
 				return nil
+			}
+			if err == nil && !near && got >= h-max(2, h/20) {
+				near = true
+				tick.Reset(fast)
 			}
 		}
 		select {
