@@ -313,32 +313,12 @@ func parseCount(raw string) (int, *restReply) {
 // parseHeaders handles /rest/headers/<hash>.<ext>?count=<n> and the
 // deprecated /rest/headers/<n>/<hash>.<ext>.
 func parseHeaders(req *restRequest, uri string) (*restRequest, *restReply) {
-	parts := strings.Split(req.param, "/")
-	var rawCount, rawHash string
-	switch len(parts) {
-	case 2:
-		rawCount, rawHash = parts[0], parts[1]
-	case 1:
-		rawHash = parts[0]
-		var ok bool
-		if rawCount, ok = queryParam(uri, "count", restDefaultCount); !ok {
-			r := restErr(http.StatusBadRequest, errQueryParse)
-			return nil, &r
-		}
-	default:
-		r := restErr(http.StatusBadRequest, "Invalid URI format. Expected /rest/headers/<hash>.<ext>?count=<count>")
-		return nil, &r
-	}
-	n, rerr := parseCount(rawCount)
+	n, h, raw, rerr := parseCountHash(strings.Split(req.param, "/"), 0, uri,
+		"Invalid URI format. Expected /rest/headers/<hash>.<ext>?count=<count>")
 	if rerr != nil {
 		return nil, rerr
 	}
-	h, ok := parseRESTHash(rawHash)
-	if !ok {
-		r := restErr(http.StatusBadRequest, "Invalid hash: "+rawHash)
-		return nil, &r
-	}
-	req.count, req.hash, req.hasHash, req.param = n, h, true, rawHash
+	req.count, req.hash, req.hasHash, req.param = n, h, true, raw
 	return req, nil
 }
 
@@ -346,36 +326,48 @@ func parseHeaders(req *restRequest, uri string) (*restRequest, *restReply) {
 // ?count=<n> and the deprecated /rest/blockfilterheaders/<type>/<n>/<hash>.
 func parseFilterHeaders(req *restRequest, uri string) (*restRequest, *restReply) {
 	parts := strings.Split(req.param, "/")
-	var rawCount, rawHash string
-	switch len(parts) {
-	case 3:
-		rawCount, rawHash = parts[1], parts[2]
-	case 2:
-		rawHash = parts[1]
-		var ok bool
-		if rawCount, ok = queryParam(uri, "count", restDefaultCount); !ok {
-			r := restErr(http.StatusBadRequest, errQueryParse)
-			return nil, &r
-		}
-	default:
-		r := restErr(http.StatusBadRequest, "Invalid URI format. Expected /rest/blockfilterheaders/<filtertype>/<blockhash>.<ext>?count=<count>")
-		return nil, &r
-	}
-	n, rerr := parseCount(rawCount)
+	n, h, raw, rerr := parseCountHash(parts, 1, uri,
+		"Invalid URI format. Expected /rest/blockfilterheaders/<filtertype>/<blockhash>.<ext>?count=<count>")
 	if rerr != nil {
 		return nil, rerr
-	}
-	h, ok := parseRESTHash(rawHash)
-	if !ok {
-		r := restErr(http.StatusBadRequest, "Invalid hash: "+rawHash)
-		return nil, &r
 	}
 	if parts[0] != "basic" {
 		r := restErr(http.StatusBadRequest, "Unknown filtertype "+parts[0])
 		return nil, &r
 	}
-	req.count, req.hash, req.hasHash, req.filterType, req.param = n, h, true, parts[0], rawHash
+	req.count, req.hash, req.hasHash, req.filterType, req.param = n, h, true, parts[0], raw
 	return req, nil
+}
+
+// parseCountHash reads the count and hash of the headers endpoints from
+// parts[skip:]: either <hash> with ?count=<n> (default 5) or the
+// deprecated <n>/<hash>. usage is the error for any other shape.
+func parseCountHash(parts []string, skip int, uri, usage string) (int, wire.Hash, string, *restReply) {
+	var rawCount, rawHash string
+	switch len(parts) - skip {
+	case 2:
+		rawCount, rawHash = parts[skip], parts[skip+1]
+	case 1:
+		rawHash = parts[skip]
+		var ok bool
+		if rawCount, ok = queryParam(uri, "count", restDefaultCount); !ok {
+			r := restErr(http.StatusBadRequest, errQueryParse)
+			return 0, wire.Hash{}, "", &r
+		}
+	default:
+		r := restErr(http.StatusBadRequest, usage)
+		return 0, wire.Hash{}, "", &r
+	}
+	n, rerr := parseCount(rawCount)
+	if rerr != nil {
+		return 0, wire.Hash{}, "", rerr
+	}
+	h, ok := parseRESTHash(rawHash)
+	if !ok {
+		r := restErr(http.StatusBadRequest, "Invalid hash: "+rawHash)
+		return 0, wire.Hash{}, "", &r
+	}
+	return n, h, rawHash, nil
 }
 
 // parseMempool handles /rest/mempool/info.json and

@@ -58,6 +58,25 @@ func scalarMult(k *btcec.ModNScalar, P *btcec.JacobianPoint, out *btcec.Jacobian
 // scalarMultJacobian is scalarMult for any P, with its table in Jacobian
 // coordinates (general additions).
 func scalarMultJacobian(k *btcec.ModNScalar, P *btcec.JacobianPoint, out *btcec.JacobianPoint) {
+	var odd [wnafTable]btcec.JacobianPoint
+	odd[0].Set(P)
+	odd[0].X.Normalize()
+	odd[0].Y.Normalize()
+	odd[0].Z.Normalize()
+	var twoP btcec.JacobianPoint
+	btcec.DoubleNonConst(&odd[0], &twoP)
+	for i := 1; i < wnafTable; i++ {
+		btcec.AddNonConst(&odd[i-1], &twoP, &odd[i])
+	}
+	wnafMul(k, &odd, out)
+}
+
+// wnafMul sets out = k*P given odd = P, 3P, ..., 15P (normalized, any Z,
+// all on one curve: the real one or an isomorphic one): it splits k,
+// writes both halves in NAF, makes the sign-adjusted tables for k1 (the
+// odd multiples) and k2 (their images (beta*x, y)), each with its
+// negation for the negative digits, and runs the shared doubling chain.
+func wnafMul(k *btcec.ModNScalar, odd *[wnafTable]btcec.JacobianPoint, out *btcec.JacobianPoint) {
 	var k1, k2 btcec.ModNScalar
 	splitScalar(k, &k1, &k2)
 	neg1, neg2 := k1.IsOverHalfOrder(), k2.IsOverHalfOrder()
@@ -71,18 +90,6 @@ func scalarMultJacobian(k *btcec.ModNScalar, P *btcec.JacobianPoint, out *btcec.
 	len1 := wnaf(&k1, &naf1)
 	len2 := wnaf(&k2, &naf2)
 
-	// Odd multiples of P, then the sign-adjusted tables for k1 (P) and
-	// k2 (lambda*P), each with its negation for the negative digits.
-	var odd [wnafTable]btcec.JacobianPoint
-	odd[0].Set(P)
-	odd[0].X.Normalize()
-	odd[0].Y.Normalize()
-	odd[0].Z.Normalize()
-	var twoP btcec.JacobianPoint
-	btcec.DoubleNonConst(&odd[0], &twoP)
-	for i := 1; i < wnafTable; i++ {
-		btcec.AddNonConst(&odd[i-1], &twoP, &odd[i])
-	}
 	var pos1, negT1, pos2, negT2 [wnafTable]btcec.JacobianPoint
 	for i := range odd {
 		o := &odd[i]
@@ -172,55 +179,15 @@ func scalarMultAffine(k *btcec.ModNScalar, x, y *btcec.FieldVal, out *btcec.Jaco
 		}
 	}
 
-	var k1, k2 btcec.ModNScalar
-	splitScalar(k, &k1, &k2)
-	neg1, neg2 := k1.IsOverHalfOrder(), k2.IsOverHalfOrder()
-	if neg1 {
-		k1.Negate()
+	// Z = 1 points of the isomorphic curve.
+	var odd [wnafTable]btcec.JacobianPoint
+	for i := range odd {
+		odd[i].X.Set(&tabX[i])
+		odd[i].Y.Set(&tabY[i])
+		odd[i].Z.SetInt(1)
 	}
-	if neg2 {
-		k2.Negate()
-	}
-	var naf1, naf2 [wnafMaxLen]int8
-	len1 := wnaf(&k1, &naf1)
-	len2 := wnaf(&k2, &naf2)
-
-	// Z = 1 points of the isomorphic curve: for k1 the entries (negated
-	// if k1 was), for k2 their images (beta*x, y).
-	var pos1, negT1, pos2, negT2 [wnafTable]btcec.JacobianPoint
-	for i := range tabX {
-		pos1[i].X.Set(&tabX[i])
-		pos1[i].Y.Set(&tabY[i])
-		pos1[i].Z.SetInt(1)
-		negT1[i].Set(&pos1[i])
-		negT1[i].Y.Negate(1).Normalize()
-		pos2[i].X.Mul2(&tabX[i], endoBeta).Normalize()
-		pos2[i].Y.Set(&tabY[i])
-		pos2[i].Z.SetInt(1)
-		negT2[i].Set(&pos2[i])
-		negT2[i].Y.Negate(1).Normalize()
-		if neg1 {
-			pos1[i], negT1[i] = negT1[i], pos1[i]
-		}
-		if neg2 {
-			pos2[i], negT2[i] = negT2[i], pos2[i]
-		}
-	}
-
-	var r btcec.JacobianPoint // infinity
-	for i := max(len1, len2) - 1; i >= 0; i-- {
-		btcec.DoubleNonConst(&r, &r)
-		if d := naf1[i]; d > 0 {
-			btcec.AddNonConst(&r, &pos1[d>>1], &r)
-		} else if d < 0 {
-			btcec.AddNonConst(&r, &negT1[(-d)>>1], &r)
-		}
-		if d := naf2[i]; d > 0 {
-			btcec.AddNonConst(&r, &pos2[d>>1], &r)
-		} else if d < 0 {
-			btcec.AddNonConst(&r, &negT2[(-d)>>1], &r)
-		}
-	}
+	var r btcec.JacobianPoint
+	wnafMul(k, &odd, &r)
 	if (r.X.IsZero() && r.Y.IsZero()) || r.Z.IsZero() {
 		*out = btcec.JacobianPoint{}
 		return true
