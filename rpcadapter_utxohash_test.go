@@ -153,6 +153,26 @@ func TestGetTxOutSetInfoHashes(t *testing.T) {
 		rerr.Message != "sha256 is not a valid hash_type" {
 		t.Errorf("bad hash_type: %+v", rerr)
 	}
+	// hash_or_height and use_index: the best block (by height or hash)
+	// is answered, any other needs coinstatsindex, as in bitcoind
+	// without it.
+	def := n.txOutSetInfo(t)
+	if byH := n.txOutSetInfo(t, "muhash", def.Height, false); byH.MuHash == nil || *byH.MuHash != mu0 {
+		t.Errorf("tip by height: %+v", byH)
+	}
+	if byHash := n.txOutSetInfo(t, "none", def.BestBlock); byHash.Height != def.Height {
+		t.Errorf("tip by hash: %+v", byHash)
+	}
+	if _, rerr := n.rpcCall(t, "gettxoutsetinfo", "none", def.Height-1); rerr == nil || rerr.Code != -8 ||
+		rerr.Message != "Querying specific block heights requires coinstatsindex" {
+		t.Errorf("older height: %+v", rerr)
+	}
+	if _, rerr := n.rpcCall(t, "gettxoutsetinfo", "none", def.Height+5); rerr == nil || rerr.Code != -8 {
+		t.Errorf("height past the tip: %+v", rerr)
+	}
+	if _, rerr := n.rpcCall(t, "gettxoutsetinfo", "none", nil, "yes"); rerr == nil {
+		t.Error("use_index of the wrong type accepted")
+	}
 	help := unquote(t, n.must(t, "help", "gettxoutsetinfo"))
 	if !strings.Contains(help, `default="hash_serialized_3"`) {
 		t.Errorf("help does not name the default:\n%s", help)

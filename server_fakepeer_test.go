@@ -222,6 +222,62 @@ func TestSyncConsensusInvalidBlock(t *testing.T) {
 	sameTip(t, 30*time.Second, a, b)
 }
 
+// TestSyncMutatedBlockPeerDropped: a peer answering getdata with a block
+// whose transactions do not match its header's merkle root (the check
+// the sync manager runs on the peer's goroutine) is dropped, the hash is
+// not marked invalid (the header may be fine), and the node syncs it from
+// another peer.
+func TestSyncMutatedBlockPeerDropped(t *testing.T) {
+	a := newTestNode(t)
+	a.mine(t, 5)
+	b := newTestNode(t)
+	var hdrs []wire.BlockHeader
+	byHash := map[wire.Hash]*wire.MsgBlock{}
+	for h := int32(1); h <= 5; h++ {
+		hash, ok := a.s.chain.BlockHashByHeight(h)
+		if !ok {
+			t.Fatalf("no block at %d", h)
+		}
+		good, err := a.s.chain.BlockByHash(&hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk := good
+		if h == 3 {
+			// Same header, different coinbase: the merkle root no
+			// longer matches.
+			cp := *good
+			cb := *good.Transactions[0]
+			cb.TxOut = append([]wire.TxOut(nil), cb.TxOut...)
+			cb.TxOut[0].Value--
+			cp.Transactions = append([]*wire.MsgTx{&cb}, good.Transactions[1:]...)
+			cp.ClearHashCache()
+			blk = &cp
+		}
+		byHash[hash] = blk
+		hdrs = append(hdrs, good.Header)
+	}
+	f := dialFakePeerWith(t, b.s.p2pAddr(), a, func(f *fakePeer, m *wire.MsgGetData) {
+		for _, iv := range m.InvList {
+			if blk := byHash[iv.Hash]; blk != nil {
+				f.send(nil, blk)
+			}
+		}
+	}, func() []wire.BlockHeader { return hdrs })
+	f.waitClosed(t, 20*time.Second)
+	bad := hdrs[2].BlockHash()
+	if st, ok := b.s.chain.LookupBlock(&bad); ok && st.Invalid {
+		t.Fatalf("mutated block's hash marked invalid: %+v", st)
+	}
+	if h := b.s.chain.BestSnapshot().Height; h != 2 {
+		t.Fatalf("B tip height %d, want 2 (the blocks before the mutated one)", h)
+	}
+	if err := b.s.connect(a.s.p2pAddr(), true); err != nil {
+		t.Fatal(err)
+	}
+	sameTip(t, 30*time.Second, a, b)
+}
+
 // TestSyncInvalidHeadersPeerDropped: headers that fail proof of work are
 // scored to the ban threshold and the peer is dropped without any of
 // them entering the header tree.

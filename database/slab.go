@@ -116,7 +116,12 @@ func (t *table) hash(k *outKey) uint32 { return uint32(maphash.Bytes(t.seed, k[:
 // find returns the slab index of k and its table position (for a missing
 // key, the empty position where insertAt may put it).
 func (t *table) find(s *slabs, k *outKey) (idx uint32, pos uint64, ok bool) {
-	h := t.hash(k)
+	return t.findHash(s, k, t.hash(k))
+}
+
+// findHash is find for a key whose hash h the caller already has (an
+// insert after a failed lookup hashes the key once).
+func (t *table) findHash(s *slabs, k *outKey, h uint32) (idx uint32, pos uint64, ok bool) {
 	pos = uint64(h) & t.mask
 	for {
 		v := t.slots[pos]
@@ -130,10 +135,10 @@ func (t *table) find(s *slabs, k *outKey) (idx uint32, pos uint64, ok bool) {
 	}
 }
 
-// insertAt stores idx for key k at the empty position pos returned by
-// find.
-func (t *table) insertAt(pos uint64, idx uint32, k *outKey) {
-	t.slots[pos] = uint64(t.hash(k))<<32 | uint64(idx+1)
+// insertAt stores idx for a key of hash h at the empty position pos
+// returned by find.
+func (t *table) insertAt(pos uint64, idx uint32, h uint32) {
+	t.slots[pos] = uint64(h)<<32 | uint64(idx+1)
 	t.count++
 }
 

@@ -199,10 +199,11 @@ func (c *UtxoCache) alloc() uint32 {
 	return i
 }
 
-// insert adds a new entry for k, whose failed find returned pos, and
-// returns it. Allocation may evict entries (shifting the table) and the
-// table may grow; either invalidates pos, so it is looked up again then.
-func (c *UtxoCache) insert(k *outKey, pos uint64) (*cacheEntry, uint32) {
+// insert adds a new entry for k (of table hash h), whose failed find
+// returned pos, and returns it. Allocation may evict entries (shifting the
+// table) and the table may grow; either invalidates pos, so it is looked
+// up again then.
+func (c *UtxoCache) insert(k *outKey, h uint32, pos uint64) (*cacheEntry, uint32) {
 	ev := c.stats.Evictions
 	idx := c.alloc()
 	moved := ev != c.stats.Evictions
@@ -211,11 +212,11 @@ func (c *UtxoCache) insert(k *outKey, pos uint64) (*cacheEntry, uint32) {
 		moved = true
 	}
 	if moved {
-		_, pos, _ = c.table.find(&c.slabs, k)
+		_, pos, _ = c.table.findHash(&c.slabs, k, h)
 	}
 	e := c.slabs.at(idx)
 	*e = cacheEntry{key: *k, flags: flagLive | flagRef}
-	c.table.insertAt(pos, idx, k)
+	c.table.insertAt(pos, idx, h)
 	return e, idx
 }
 
@@ -500,8 +501,9 @@ func (c *UtxoCache) load(rd coinGetter, k *outKey, keyBuf []byte) (*cacheEntry, 
 	if n != len(v) {
 		return nil, 0, false, newErr(ErrCorrupt, "trailing bytes in coin value")
 	}
-	_, pos, _ := c.table.find(&c.slabs, k)
-	e, idx := c.insert(k, pos)
+	h := c.table.hash(k)
+	_, pos, _ := c.table.findHash(&c.slabs, k, h)
+	e, idx := c.insert(k, h, pos)
 	e.amount = ue.Amount
 	e.height = ue.Height
 	if ue.IsCoinBase {
@@ -525,7 +527,8 @@ func (c *UtxoCache) AddEntry(op *wire.OutPoint, e *UtxoEntry, possibleOverwrite 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := makeKey(op)
-	idx, pos, ok := c.table.find(&c.slabs, &k)
+	h := c.table.hash(&k)
+	idx, pos, ok := c.table.findHash(&c.slabs, &k, h)
 	var ce *cacheEntry
 	fresh := !possibleOverwrite
 	if ok {
@@ -545,7 +548,7 @@ func (c *UtxoCache) AddEntry(op *wire.OutPoint, e *UtxoEntry, possibleOverwrite 
 		ce.flags &^= flagSpent | flagFresh | flagCoinbase
 		ce.flags |= flagRef
 	} else {
-		ce, idx = c.insert(&k, pos)
+		ce, idx = c.insert(&k, h, pos)
 	}
 	ce.amount = e.Amount
 	ce.height = e.Height

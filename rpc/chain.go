@@ -240,7 +240,11 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 		{
 			Name: "gettxoutsetinfo", Category: "blockchain",
 			Description: "Returns statistics about the unspent transaction output set.\nNote this call may take some time.",
-			Args:        []Arg{{Name: "hash_type", Type: ArgStr, Optional: true, Default: `"hash_serialized_3"`, Description: "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (the legacy algorithm), 'muhash', 'none'."}},
+			Args: []Arg{
+				{Name: "hash_type", Type: ArgStr, Optional: true, Default: `"hash_serialized_3"`, Description: "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (the legacy algorithm), 'muhash', 'none'."},
+				{Name: "hash_or_height", Type: ArgAny, Optional: true, Default: "the current best block", Description: "The block hash or height of the target height (only the current best block: other heights require coinstatsindex, which this node does not have)."},
+				{Name: "use_index", Type: ArgBool, Optional: true, Default: "true", Description: "Use coinstatsindex, if available (this node has none: the set is always scanned)."},
+			},
 			Result: `{
   "height" : n,              (numeric) The block height (index) of the returned statistics
   "bestblock" : "hex",       (string) The hash of the block at which these statistics are calculated
@@ -263,7 +267,29 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 				default:
 					return nil, NewError(ErrInvalidParam, ht+" is not a valid hash_type")
 				}
-				return s.chain().TxOutSetInfo(ht)
+				if _, err := p.Bool(2, true); err != nil {
+					return nil, err
+				}
+				c := s.chain()
+				if p.Has(1) {
+					// As bitcoind without -coinstatsindex: only the
+					// current best block can be answered.
+					h, err := resolveHashOrHeight(c, p.Raw(1))
+					if err != nil {
+						return nil, err
+					}
+					if c.BestBlock == nil {
+						return nil, NewError(ErrInternal, "best block not available")
+					}
+					best, _, err := c.BestBlock()
+					if err != nil {
+						return nil, err
+					}
+					if h != best {
+						return nil, NewError(ErrInvalidParam, "Querying specific block heights requires coinstatsindex")
+					}
+				}
+				return c.TxOutSetInfo(ht)
 			},
 		},
 		blockAction("preciousblock", "Treats a block as if it were received before others with the same work.", func(c *ChainBackend) func(wire.Hash) error { return c.PreciousBlock }),
@@ -487,38 +513,40 @@ var blockStatNames = map[string]bool{
 	"utxo_increase": true, "utxo_size_inc": true, "utxo_increase_actual": true, "utxo_size_inc_actual": true,
 }
 
-func handleGetBlockStats(s *Server, p *Params) (any, error) {
-	c := s.chain()
-	raw := p.Raw(0)
+// resolveHashOrHeight reads a hash_or_height argument (getblockstats,
+// gettxoutsetinfo): a main-chain height or a block hash.
+func resolveHashOrHeight(c *ChainBackend, raw json.RawMessage) (wire.Hash, error) {
 	var h wire.Hash
 	switch jsonKind(raw) {
 	case "number":
 		n, err := parseJSONInt(raw)
 		if err != nil {
-			return nil, err
+			return h, err
 		}
 		_, tip, err := c.BestBlock()
 		if err != nil {
-			return nil, err
+			return h, err
 		}
 		if n < 0 {
-			return nil, Errorf(ErrInvalidParam, "Target block height %d is negative", n)
+			return h, Errorf(ErrInvalidParam, "Target block height %d is negative", n)
 		}
 		if n > int64(tip) {
-			return nil, Errorf(ErrInvalidParam, "Target block height %d after current tip %d", n, tip)
+			return h, Errorf(ErrInvalidParam, "Target block height %d after current tip %d", n, tip)
 		}
-		if h, err = c.BlockHash(int32(n)); err != nil {
-			return nil, err
-		}
+		return c.BlockHash(int32(n))
 	case "string":
 		var str string
 		json.Unmarshal(raw, &str)
-		var err error
-		if h, err = parseHashV(str, "hash_or_height"); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, typeError(raw, "number")
+		return parseHashV(str, "hash_or_height")
+	}
+	return h, typeError(raw, "number")
+}
+
+func handleGetBlockStats(s *Server, p *Params) (any, error) {
+	c := s.chain()
+	h, err := resolveHashOrHeight(c, p.Raw(0))
+	if err != nil {
+		return nil, err
 	}
 	var want []string
 	if r := p.Raw(1); r != nil {

@@ -2,15 +2,12 @@ package rpc
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/btcnode/btcd/wire"
 )
@@ -576,27 +573,10 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
-	select {
-	case s.sem <- struct{}{}:
-	default:
-		log.Warnf("REST: request from %s refused: %d requests in progress", r.RemoteAddr, s.cfg.MaxClients)
+	body, ok := s.admit(w, r, "REST", func() {
 		writeREST(w, restErr(http.StatusServiceUnavailable, "Work queue depth exceeded"))
-		return
-	}
-	released := false
-	defer func() {
-		if !released {
-			<-s.sem
-		}
-	}()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			return
-		}
-		w.WriteHeader(http.StatusBadRequest)
+	})
+	if !ok {
 		return
 	}
 	// The raw request target keeps bitcoind's view of the URI: not
@@ -605,26 +585,11 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(uri, "/") {
 		uri = r.URL.RequestURI()
 	}
-	done := make(chan restReply, 1)
-	released = true
-	go func() {
-		defer func() { <-s.sem }()
-		defer func() {
-			if p := recover(); p != nil {
-				log.Errorf("REST: panic handling %s: %v\n%s", uri, p, debug.Stack())
-				done <- restErr(http.StatusInternalServerError, "Internal error")
-			}
-		}()
-		done <- s.handleREST(uri, body)
-	}()
-	timer := time.NewTimer(s.cfg.RequestTimeout)
-	defer timer.Stop()
-	select {
-	case rep := <-done:
-		writeREST(w, rep)
-	case <-timer.C:
-		writeREST(w, restErr(http.StatusInternalServerError, "Request timed out"))
-	}
+	writeREST(w, answerWithin(s, func() restReply { return s.handleREST(uri, body) },
+		func(p any) restReply {
+			log.Errorf("REST: panic handling %s: %v\n%s", uri, p, debug.Stack())
+			return restErr(http.StatusInternalServerError, "Internal error")
+		}, restErr(http.StatusInternalServerError, "Request timed out")))
 }
 
 func writeREST(w http.ResponseWriter, rep restReply) {

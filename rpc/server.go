@@ -414,59 +414,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
-	select {
-	case s.sem <- struct{}{}:
-	default:
-		log.Warnf("RPC: request from %s refused: %d requests in progress", r.RemoteAddr, s.cfg.MaxClients)
+	body, ok := s.admit(w, r, "RPC", func() {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, "Work queue depth exceeded")
-		return
-	}
-	released := false
-	defer func() {
-		if !released {
-			<-s.sem
-		}
-	}()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			return
-		}
-		w.WriteHeader(http.StatusBadRequest)
+	})
+	if !ok {
 		return
 	}
 	type answer struct {
 		status int
 		body   []byte
 	}
-	done := make(chan answer, 1)
-	released = true
-	go func() {
-		defer func() { <-s.sem }()
-		defer func() {
-			// Handlers recover on their own; this guards the parsing and
-			// encoding around them, since a panic on this goroutine
-			// would end the process.
-			if r := recover(); r != nil {
-				log.Errorf("RPC: panic handling request: %v\n%s", r, debug.Stack())
-				done <- answer{http.StatusInternalServerError, appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Internal error"))}
-			}
-		}()
+	a := answerWithin(s, func() answer {
 		st, b := s.handleBody(body)
-		done <- answer{st, b}
-	}()
-	timer := time.NewTimer(s.cfg.RequestTimeout)
-	defer timer.Stop()
-	var a answer
-	select {
-	case a = <-done:
-	case <-timer.C:
-		a.status = http.StatusInternalServerError
-		a.body = appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Request timed out"))
-	}
+		return answer{st, b}
+	}, func(p any) answer {
+		// Handlers recover on their own; this guards the parsing and
+		// encoding around them, since a panic on this goroutine would
+		// end the process.
+		log.Errorf("RPC: panic handling request: %v\n%s", p, debug.Stack())
+		return answer{http.StatusInternalServerError, appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Internal error"))}
+	}, answer{http.StatusInternalServerError, appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Request timed out"))})
 	if a.status == http.StatusNoContent {
 		w.WriteHeader(a.status)
 		return
@@ -474,6 +442,59 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(a.status)
 	w.Write(append(a.body, '\n'))
+}
+
+// admit takes one of the --rpcmaxclients request slots and reads the
+// body under the size limit, for JSON-RPC and REST alike. When it reports
+// false it has answered the request: busy writes the "work queue depth
+// exceeded" reply in the caller's format; an oversized body gets 413 and
+// an unreadable one 400. On success the slot is held until the caller's
+// answerWithin releases it.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, kind string, busy func()) ([]byte, bool) {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		log.Warnf("%s: request from %s refused: %d requests in progress", kind, r.RemoteAddr, s.cfg.MaxClients)
+		busy()
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
+	if err != nil {
+		<-s.sem
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+		} else {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+// answerWithin runs fn on its own goroutine, which releases the request
+// slot admit took when it ends, and returns fn's result, onPanic's if fn
+// panicked (a panic there would end the process), or timedOut after the
+// request time-out (fn then finishes on its own, still holding its slot).
+func answerWithin[T any](s *Server, fn func() T, onPanic func(p any) T, timedOut T) T {
+	done := make(chan T, 1)
+	go func() {
+		defer func() { <-s.sem }()
+		defer func() {
+			if p := recover(); p != nil {
+				done <- onPanic(p)
+			}
+		}()
+		done <- fn()
+	}()
+	timer := time.NewTimer(s.cfg.RequestTimeout)
+	defer timer.Stop()
+	select {
+	case v := <-done:
+		return v
+	case <-timer.C:
+		return timedOut
+	}
 }
 
 // errorStatus is bitcoind's HTTP status for a legacy (1.0) error reply.
