@@ -85,9 +85,12 @@ func OpenBlockDB(dir string, net wire.BitcoinNet, o BlockDBOptions) (*BlockDB, e
 	}
 	db, err := openLevel(filepath.Join(bdir, "index"), &opt.Options{
 		BlockCacheCapacity: o.CacheBytes,
-		WriteBuffer:        4 << 20,
-		ReadOnly:           o.ReadOnly,
-		Filter:             filter.NewBloomFilter(10),
+		// Index records are small and written in batches at each flush;
+		// batches beyond the memtable go straight to tables. goleveldb
+		// allocates the whole memtable when it opens (4 MiB by default).
+		WriteBuffer: 1 << 20,
+		ReadOnly:    o.ReadOnly,
+		Filter:      filter.NewBloomFilter(10),
 	})
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package database
 
 import (
 	"encoding/binary"
+	"runtime"
 	"slices"
 	"time"
 
@@ -200,6 +201,8 @@ func (c *UtxoCache) snapshot(best wire.Hash, height int32) (*flushJob, error) {
 		}
 		return compareKeys(&at(a.idx).key, &at(b.idx).key)
 	})
+	// The chunks may be mapped memory that only c's cleanup releases.
+	runtime.KeepAlive(c)
 	return job, nil
 }
 
@@ -446,7 +449,6 @@ func (c *UtxoCache) shrink() {
 // fewer chunks (plus one of slack if it fits the budget). It reports
 // whether it released one. The caller holds mu.
 func (c *UtxoCache) releaseTopChunk() bool {
-	const chunkBytes = slabLen * entrySize
 	fixed := c.memUsage() - int64(len(c.slabs.chunks))*chunkBytes
 	keep := (c.table.count + slabLen - 1) / slabLen
 	if fixed+int64(keep+1)*chunkBytes <= c.maxBytes {
@@ -510,8 +512,7 @@ func (c *UtxoCache) releaseTopChunk() bool {
 		out = append(out, idx)
 	}
 	c.dirty = out
-	c.slabs.chunks[top] = nil
-	c.slabs.chunks = c.slabs.chunks[:top]
+	c.slabs.dropTop()
 	return true
 }
 

@@ -59,6 +59,10 @@ const (
 type slabs struct {
 	chunks [][]cacheEntry
 	free   []uint32
+	// region, if mapped, holds the first len(region)/chunkBytes chunks
+	// back to back; chunks are added and released only at the top, so
+	// chunk i is in the region exactly when it fits there.
+	region []byte
 }
 
 func (s *slabs) at(i uint32) *cacheEntry {
@@ -71,10 +75,26 @@ func (s *slabs) capacity() int { return len(s.chunks) * slabLen }
 // so that low indices are used first (keeps trimming effective).
 func (s *slabs) grow() {
 	base := uint32(len(s.chunks) * slabLen)
-	s.chunks = append(s.chunks, make([]cacheEntry, slabLen))
+	if off := len(s.chunks) * chunkBytes; off+chunkBytes <= len(s.region) {
+		// Zero: never touched, or released by dropTop.
+		s.chunks = append(s.chunks, entriesAt(s.region[off:off+chunkBytes]))
+	} else {
+		s.chunks = append(s.chunks, make([]cacheEntry, slabLen))
+	}
 	for i := slabLen - 1; i >= 0; i-- {
 		s.free = append(s.free, base+uint32(i))
 	}
+}
+
+// dropTop releases the highest chunk, whose entries the caller has moved
+// out: a mapped chunk's pages go back to the kernel at once.
+func (s *slabs) dropTop() {
+	top := len(s.chunks) - 1
+	if off := top * chunkBytes; off+chunkBytes <= len(s.region) {
+		dropPages(s.region[off : off+chunkBytes])
+	}
+	s.chunks[top] = nil
+	s.chunks = s.chunks[:top]
 }
 
 func (s *slabs) memUsage() int64 {
@@ -97,6 +117,7 @@ type table struct {
 	mask  uint64
 	count int
 	seed  maphash.Seed
+	mem   *offheap // where big arrays are mapped (nil: on the heap)
 }
 
 const minTableSize = 1 << 10
@@ -148,7 +169,14 @@ func (t *table) needsGrow() bool { return (t.count+1)*4 > len(t.slots)*3 }
 // grow doubles the table and reinserts every slot at its new home.
 func (t *table) grow() {
 	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
+	var mapped []byte
+	t.slots, mapped = makeSlots(t.mem, 2*len(old))
+	if t.mem != nil {
+		// The old array is unused after this copy (every probe runs under
+		// the cache lock); release it if it was mapped.
+		defer func(prev []byte) { unmap(prev) }(t.mem.slots)
+		t.mem.slots = mapped
+	}
 	t.mask = uint64(len(t.slots) - 1)
 	for _, v := range old {
 		if uint32(v) == 0 {

@@ -143,6 +143,7 @@ func NewUtxoCache(cs *ChainState, o UtxoCacheOptions) *UtxoCache {
 		lastFlush: time.Now(),
 		interval:  o.FlushInterval,
 	}
+	attachOffheap(c)
 	return c
 }
 

@@ -169,3 +169,31 @@ func FuzzLoadFeeEstimates(f *testing.F) {
 		g.EstimateSmartFee(6, true)
 	})
 }
+
+// Blocks seen before any transaction was tracked (initial sync) skip the
+// decay, which cannot change all-zero averages; once data exists it
+// decays every block again.
+func TestFeeEstimatorSkipsDecayWithoutData(t *testing.T) {
+	f := NewFeeEstimator()
+	for h := int32(1); h <= 500; h++ {
+		f.ProcessBlock(h, nil)
+	}
+	for _, s := range []*confirmStats{f.short, f.med, f.long} {
+		if s.hasData {
+			t.Fatal("averages marked non-zero without any transaction")
+		}
+	}
+	var id wire.Hash
+	id[0] = 1
+	f.processTx(id, 500, 2000, 200, true)
+	f.ProcessBlock(501, []ConfirmedTx{{TxID: id, Height: 500, Fee: 2000, VSize: 200}})
+	if !f.short.hasData {
+		t.Fatal("a confirmation did not mark the averages")
+	}
+	b := f.bucketIndex(10_000)
+	before := f.short.txCtAvg[b]
+	f.ProcessBlock(502, nil)
+	if got, want := f.short.txCtAvg[b], before*f.short.decay; before != 1 || got != want {
+		t.Fatalf("count %v after one more block, want %v (from %v)", got, want, before)
+	}
+}

@@ -173,6 +173,7 @@ func DecodeFeeEstimates(b []byte) (*FeeEstimator, time.Time, error) {
 		for _, row := range s.failAvg {
 			r.floats(row)
 		}
+		s.hasData = true
 	}
 	if r.err != nil {
 		return nil, saved, r.err

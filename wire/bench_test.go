@@ -95,7 +95,7 @@ func buildBenchBlock() *MsgBlock {
 	return blk
 }
 
-func benchData(b *testing.B) (*MsgBlock, []byte) {
+func benchData(b testing.TB) (*MsgBlock, []byte) {
 	benchOnce.Do(func() {
 		blk := buildBenchBlock()
 		benchRaw = blk.Bytes()

@@ -80,13 +80,16 @@ type MsgBlock struct {
 
 	txids  []Hash
 	wtxids []Hash
+	// wroot caches the witness merkle root once CacheWitnessRoot ran.
+	wroot    Hash
+	hasWroot bool
 }
 
 // BlockHash returns the hash of the block's header.
 func (b *MsgBlock) BlockHash() Hash { return b.Header.BlockHash() }
 
 // ClearHashCache drops the txids and wtxids cached at decode time.
-func (b *MsgBlock) ClearHashCache() { b.txids, b.wtxids = nil, nil }
+func (b *MsgBlock) ClearHashCache() { b.txids, b.wtxids, b.hasWroot = nil, nil, false }
 
 // TxHashes returns the txid of every transaction, in order. For a decoded
 // block they were computed once at decode; the returned slice must not be

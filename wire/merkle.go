@@ -70,9 +70,22 @@ func (b *MsgBlock) MerkleRoot() (Hash, bool) {
 	return CalcMerkleRoot(b.TxHashes())
 }
 
+// CacheWitnessRoot computes the witness root now and keeps it, so that
+// later WitnessMerkleRoot calls return it at once: the sync manager calls
+// it on the peer's goroutine, before handing the block to the goroutine
+// that connects blocks. Only the block's sole owner may call it (it writes
+// the block); ClearHashCache drops it.
+func (b *MsgBlock) CacheWitnessRoot() {
+	b.wroot = b.WitnessMerkleRoot()
+	b.hasWroot = true
+}
+
 // WitnessMerkleRoot returns the BIP141 witness root: the merkle root of the
 // wtxids with the coinbase's replaced by zero.
 func (b *MsgBlock) WitnessMerkleRoot() Hash {
+	if b.hasWroot {
+		return b.wroot
+	}
 	w := b.WitnessHashes()
 	if len(w) == 0 {
 		return Hash{}

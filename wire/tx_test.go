@@ -169,3 +169,21 @@ func TestBufferPool(t *testing.T) {
 		PutBuffer(bp)
 	}
 }
+
+// The cached witness root equals the computed one and goes with the other
+// hash caches.
+func TestCacheWitnessRoot(t *testing.T) {
+	blk, _ := benchData(t)
+	want := (&MsgBlock{Header: blk.Header, Transactions: blk.Transactions}).WitnessMerkleRoot()
+	blk.CacheWitnessRoot()
+	if got := blk.WitnessMerkleRoot(); got != want || !blk.hasWroot {
+		t.Fatalf("cached root %v, want %v", got, want)
+	}
+	blk.ClearHashCache()
+	if blk.hasWroot {
+		t.Fatal("ClearHashCache kept the witness root")
+	}
+	if got := blk.WitnessMerkleRoot(); got != want {
+		t.Fatalf("recomputed root %v, want %v", got, want)
+	}
+}

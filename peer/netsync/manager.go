@@ -334,6 +334,11 @@ func (m *Manager) onBlock(p *peer.Peer, msg *wire.MsgBlock) {
 	// too, off the loop. A failure is left for the loop to find again and
 	// punish as usual.
 	sane := blockchain.CheckBlockSanity(msg, m.chain.Params().PowLimit) == nil
+	if sane && msg.Transactions[0].HasWitness() {
+		// The coinbase carries the witness nonce only in blocks that
+		// commit to a witness root, which the loop checks.
+		msg.CacheWitnessRoot()
+	}
 	select {
 	case m.blocks <- blockEvent{p: p, block: msg, sane: sane}:
 	case <-m.quit:
