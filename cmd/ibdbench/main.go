@@ -401,14 +401,21 @@ func goBuild(repo, out, pkg string, stderr io.Writer) error {
 	return nil
 }
 
-// freePort returns a loopback port that was free a moment ago.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+// freePorts returns k distinct loopback addresses that were free a moment
+// ago. The listeners stay open until all are chosen: closing each at once
+// let the kernel hand the same port out twice (a node then failed to bind
+// its metrics server to its profile server's port).
+func freePorts(k int) ([]string, error) {
+	addrs := make([]string, 0, k)
+	for range k {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return addrs, nil
 }
 
 // node is one running btcd process.
@@ -432,22 +439,15 @@ func startNode(o *options, name string, extra []string, listen bool) (*node, err
 	}
 	n := &node{dir: dir, dataDir: filepath.Join(dir, "data"), exited: make(chan struct{}),
 		client: &http.Client{Timeout: 10 * time.Second}}
-	var err error
-	if n.rpcAddr, err = freePort(); err != nil {
+	ports, err := freePorts(4)
+	if err != nil {
 		return nil, err
 	}
-	if n.profAddr, err = freePort(); err != nil {
-		return nil, err
-	}
-	if n.metricsAddr, err = freePort(); err != nil {
-		return nil, err
-	}
+	n.rpcAddr, n.profAddr, n.metricsAddr = ports[0], ports[1], ports[2]
 	args := []string{"--regtest", "--datadir=" + n.dataDir, "--logdir=" + filepath.Join(dir, "logs"),
 		"--rpclisten=" + n.rpcAddr, "--profile=" + n.profAddr, "--metrics=" + n.metricsAddr}
 	if listen {
-		if n.p2pAddr, err = freePort(); err != nil {
-			return nil, err
-		}
+		n.p2pAddr = ports[3]
 		args = append(args, "--listen="+n.p2pAddr)
 	}
 	args = append(args, extra...)
