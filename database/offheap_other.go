@@ -19,3 +19,5 @@ func mapAligned(int) ([]byte, error) { return nil, errors.New("no off-heap memor
 func unmap([]byte) {}
 
 func dropPages([]byte) {}
+
+func populate([]byte) {}

@@ -127,3 +127,42 @@ func TestOffheapTable(t *testing.T) {
 		}
 	}
 }
+
+// TestOffheapPrefault: growing the slabs keeps a margin of the region
+// faulted in ahead of the chunks in use (between half and one and a half
+// times the margin), and releasing chunks pulls the
+// mark back so that regrown chunks are faulted in again.
+func TestOffheapPrefault(t *testing.T) {
+	if !offheapOK {
+		t.Skip("no off-heap memory on this platform")
+	}
+	var s slabs
+	region, err := mapAligned(64 << 20)
+	if err != nil {
+		t.Skip("mmap refused:", err)
+	}
+	defer unmap(region)
+	s.region = region
+	s.grow()
+	ahead := min(8<<20, len(region)/32)
+	if s.populated != chunkBytes+ahead {
+		t.Fatalf("after one chunk: populated %d, want %d", s.populated, chunkBytes+ahead)
+	}
+	for len(s.chunks)*chunkBytes < 3*ahead {
+		s.grow()
+	}
+	if used := len(s.chunks) * chunkBytes; s.populated < used+ahead/2 || s.populated > used+3*ahead/2 {
+		t.Fatalf("%d bytes in use, populated %d (margin %d)", used, s.populated, ahead)
+	}
+	for len(s.chunks) > 2 {
+		s.dropTop()
+	}
+	if s.populated != 2*chunkBytes {
+		t.Fatalf("after release to 2 chunks: populated %d", s.populated)
+	}
+	for _, b := range s.region[2*chunkBytes : 3*chunkBytes] {
+		if b != 0 {
+			t.Fatal("released chunk not zero")
+		}
+	}
+}

@@ -63,6 +63,9 @@ type slabs struct {
 	// back to back; chunks are added and released only at the top, so
 	// chunk i is in the region exactly when it fits there.
 	region []byte
+	// populated is how far into the region pages have been (or are being)
+	// faulted in ahead of use (prefault).
+	populated int
 }
 
 func (s *slabs) at(i uint32) *cacheEntry {
@@ -78,6 +81,7 @@ func (s *slabs) grow() {
 	if off := len(s.chunks) * chunkBytes; off+chunkBytes <= len(s.region) {
 		// Zero: never touched, or released by dropTop.
 		s.chunks = append(s.chunks, entriesAt(s.region[off:off+chunkBytes]))
+		s.prefault(off + chunkBytes)
 	} else {
 		s.chunks = append(s.chunks, make([]cacheEntry, slabLen))
 	}
@@ -86,12 +90,29 @@ func (s *slabs) grow() {
 	}
 }
 
+// prefault has a background goroutine fault in the region's pages from
+// next on, keeping between half and one and a half times a margin (8 MiB,
+// or 1/32 of the region at small budgets) faulted ahead of the chunks in
+// use, so that the goroutine adding coins does not wait for the kernel to
+// zero fresh pages. That memory is not in memUsage until chunks use it.
+func (s *slabs) prefault(next int) {
+	ahead := min(8<<20, len(s.region)/32)
+	if s.populated >= next+ahead/2 || s.populated >= len(s.region) {
+		return
+	}
+	from := max(s.populated, next)
+	to := min(from+ahead, len(s.region))
+	s.populated = to
+	go populate(s.region[from:to])
+}
+
 // dropTop releases the highest chunk, whose entries the caller has moved
 // out: a mapped chunk's pages go back to the kernel at once.
 func (s *slabs) dropTop() {
 	top := len(s.chunks) - 1
 	if off := top * chunkBytes; off+chunkBytes <= len(s.region) {
 		dropPages(s.region[off : off+chunkBytes])
+		s.populated = min(s.populated, off)
 	}
 	s.chunks[top] = nil
 	s.chunks = s.chunks[:top]

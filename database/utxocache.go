@@ -401,9 +401,15 @@ func (c *UtxoCache) FetchEntries(ops []wire.OutPoint, dst []UtxoEntry, scripts [
 // reused for the missing outpoints and returned, so that a caller keeping
 // it allocates nothing per block.
 func (c *UtxoCache) Prefetch(ops []wire.OutPoint, scratch []wire.OutPoint) ([]wire.OutPoint, error) {
+	miss := scratch[:0]
+	if !c.cs.mayHaveCoins.Load() {
+		// Nothing on disk (a fresh sync before its first flush): every
+		// miss is answered "absent" without a read, and there is nothing
+		// clean to evict, so probing would only contend for the lock.
+		return miss, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	miss := scratch[:0]
 	for i := range ops {
 		k := makeKey(&ops[i])
 		if idx, _, ok := c.table.find(&c.slabs, &k); ok {
