@@ -18,7 +18,9 @@
 // blocks (50 ms alone quantised the 1.3 s runs by 4%; polling fast all
 // along added the calls' own allocations). Just before the measured node is stopped
 // with SIGINT, ibdbench reads its peak RSS (VmHWM in /proc/PID/status),
-// its CPU time (/proc/PID/stat) and the runtime's exact allocation totals
+// its CPU time, the kernel's part of it (sys_cpu_s) and its minor page
+// faults (minor_faults; all from /proc/PID/stat, taken at the tip) and the
+// runtime's exact allocation totals
 // (TotalAlloc and Mallocs at the end of /debug/pprof/allocs?debug=1 from
 // the node's --profile server). The node also writes --memprofile, whose
 // top allocation sites -top prints to stderr. Every node also serves
