@@ -5,11 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/btcnode/btcd/wire"
 )
@@ -23,14 +21,7 @@ func restFetch(t *testing.T, n *testNode, method, path string, body []byte) (int
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &http.Client{Timeout: 30 * time.Second}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return doHTTP(t, req)
 }
 
 // restOK fetches path, requires 200 with content type ctype, and returns

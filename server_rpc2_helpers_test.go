@@ -74,6 +74,14 @@ func (n *testNode) postRaw(t testing.TB, body string) (int, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", "http://"+n.s.rpcAddr(), strings.NewReader(body))
 	req.SetBasicAuth("u", "p")
+	status, _, b := doHTTP(t, req)
+	return status, b
+}
+
+// doHTTP sends req with a bounded client and returns the status, the
+// content type and the whole body.
+func doHTTP(t testing.TB, req *http.Request) (int, string, []byte) {
+	t.Helper()
 	c := &http.Client{Timeout: 30 * time.Second}
 	resp, err := c.Do(req)
 	if err != nil {
@@ -81,7 +89,7 @@ func (n *testNode) postRaw(t testing.TB, body string) (int, []byte) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return resp.StatusCode, resp.Header.Get("Content-Type"), b
 }
 
 // must calls method and fails the test on an RPC error.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -155,13 +154,7 @@ func (n *testNode) rpcCall(t testing.TB, method string, params ...any) (json.Raw
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "1.0", "id": 1, "method": method, "params": params})
 	req, _ := http.NewRequest("POST", "http://"+n.s.rpcAddr(), bytes.NewReader(body))
 	req.SetBasicAuth("u", "p")
-	c := &http.Client{Timeout: 30 * time.Second}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	_, _, raw := doHTTP(t, req)
 	var out struct {
 		Result json.RawMessage `json:"result"`
 		Error  *struct {

@@ -12,9 +12,9 @@ import (
 // allows them (THP "madvise" mode is the common default).
 //
 // Why: on a fresh node every 4 KiB page of the cache is faulted in once,
-// and on the reference VM a fault costs about 11 us (a 2 MiB huge page
-// costs what 4 KiB pages of 50 us would); the faults were 20% of the CPU
-// of a scripts-skipped sync. Random probes into tens of MiB of slabs and
+// and on the reference VM a fault costs about 11 us, against 0.24-7 us
+// per 4 KiB for a huge page (the high end while the host still backs the
+// memory); page faults were 20-25% of the CPU of a scripts-skipped sync. Random probes into tens of MiB of slabs and
 // slots also miss the TLB on every access with small pages. Memory outside
 // the heap is neither scanned nor counted in the collector's heap goal, so
 // GOGC does not let a full 450 MiB cache double the process's footprint.

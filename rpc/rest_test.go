@@ -5,12 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/btcnode/btcd/wire"
 )
@@ -59,14 +57,7 @@ func restGet(t testing.TB, base, method, path string, body []byte) (int, string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := &http.Client{Timeout: 20 * time.Second}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return doHTTP(t, req)
 }
 
 // restCase is one request and its expected status, content type and

@@ -46,6 +46,14 @@ func post(t testing.TB, url, user, pass, body string) (int, []byte) {
 	if user != "" || pass != "" {
 		req.SetBasicAuth(user, pass)
 	}
+	status, _, b := doHTTP(t, req)
+	return status, b
+}
+
+// doHTTP sends req with a bounded client and returns the status, the
+// content type and the whole body.
+func doHTTP(t testing.TB, req *http.Request) (int, string, []byte) {
+	t.Helper()
 	client := &http.Client{Timeout: 20 * time.Second}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -53,7 +61,7 @@ func post(t testing.TB, url, user, pass, body string) (int, []byte) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return resp.StatusCode, resp.Header.Get("Content-Type"), b
 }
 
 // reply is a decoded JSON-RPC reply with member presence recorded.
