@@ -685,6 +685,13 @@ func (s *server) Stop() {
 		if err := s.chain.Close(); err != nil {
 			srvrLog.Errorf("Flushing chain state: %v", err)
 		}
+		if s.cache != nil {
+			st := s.cache.Stats()
+			utxoLog.Infof("UTXO cache since start: %d hits, %d misses read from the chainstate, "+
+				"%d evictions, %d flushes writing %d records in %v (longest lock pause %v)",
+				st.Hits, st.Misses, st.Evictions, st.Flushes, st.FlushedCoins,
+				st.TotalFlush.Round(time.Millisecond), st.LongestPause.Round(time.Microsecond))
+		}
 		s.closeZMQ()
 		if s.cfg.PersistMempool {
 			path := filepath.Join(s.cfg.DataDir, mempoolFile)

@@ -3,6 +3,7 @@ package blockchain
 import (
 	"errors"
 	"math/big"
+	"slices"
 
 	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/database"
@@ -15,6 +16,7 @@ import (
 // than O(inputs).
 type connectScratch struct {
 	ops       []wire.OutPoint
+	inBlock   inBlockSpends
 	coins     []database.UtxoEntry
 	scripts   []byte
 	prevOuts  []wire.TxOut
@@ -125,8 +127,15 @@ func (b *BlockChain) connectBlock(n *blockNode, block *wire.MsgBlock) error {
 		}
 		s.txInputs = append(s.txInputs, uint32(len(tx.TxIn)))
 	}
+	// Inputs spending outputs of earlier transactions in this block are
+	// resolved as they are spent; looking them up first could only miss,
+	// and with coins on disk each miss would be a LevelDB read.
+	var skip []bool
+	if b.cache.MayReadDisk() {
+		skip = s.inBlock.mark(txs, txids, len(s.ops))
+	}
 	var err error
-	s.coins, s.scripts, err = b.cache.FetchEntries(s.ops, s.coins, s.scripts)
+	s.coins, s.scripts, err = b.cache.FetchEntriesExcept(s.ops, skip, s.coins, s.scripts)
 	if err != nil {
 		return err
 	}
@@ -438,4 +447,38 @@ func (b *BlockChain) startPrepare(n *blockNode) <-chan *wire.MsgBlock {
 		ch <- blk
 	}()
 	return ch
+}
+
+// inBlockSpends finds the inputs of a block that spend outputs of earlier
+// transactions of the same block; it keeps its buffers between blocks.
+type inBlockSpends struct {
+	pos  map[wire.Hash]int32
+	skip []bool
+}
+
+// mark returns, for the nIns non-coinbase inputs of txs in order, whether
+// each spends an output of an earlier transaction of the block (txids are
+// the block's transaction hashes).
+func (s *inBlockSpends) mark(txs []*wire.MsgTx, txids []wire.Hash, nIns int) []bool {
+	if s.pos == nil {
+		s.pos = make(map[wire.Hash]int32, len(txids))
+	}
+	clear(s.pos)
+	s.skip = slices.Grow(s.skip[:0], nIns)[:nIns]
+	k := 0
+	for i, tx := range txs {
+		if i > 0 {
+			for j := range tx.TxIn {
+				p, ok := s.pos[tx.TxIn[j].PreviousOutPoint.Hash]
+				s.skip[k] = ok && int(p) < i
+				k++
+			}
+		}
+		// A duplicate txid keeps its first position (only historical
+		// coinbases repeat one, across blocks, not within).
+		if _, ok := s.pos[txids[i]]; !ok {
+			s.pos[txids[i]] = int32(i)
+		}
+	}
+	return s.skip
 }

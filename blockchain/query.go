@@ -340,12 +340,26 @@ func (b *BlockChain) PrefetchInputs(block *wire.MsgBlock) error {
 	if h, ok := coinbaseHeightHint(block); ok && h > b.BestSnapshot().Height+prefetchAhead {
 		return nil
 	}
+	if !b.cache.MayReadDisk() {
+		return nil // every miss is answered from memory
+	}
 	sc := prefetchPool.Get().(*prefetchScratch)
 	defer prefetchPool.Put(sc)
+	txs := block.Transactions[min(1, len(block.Transactions)):]
+	nIns := 0
+	for _, tx := range txs {
+		nIns += len(tx.TxIn)
+	}
+	// Outputs of the block itself are not in the cache or on disk yet.
+	skip := sc.inBlock.mark(block.Transactions, block.TxHashes(), nIns)
 	sc.ops = sc.ops[:0]
-	for _, tx := range block.Transactions[min(1, len(block.Transactions)):] {
+	k := 0
+	for _, tx := range txs {
 		for i := range tx.TxIn {
-			sc.ops = append(sc.ops, tx.TxIn[i].PreviousOutPoint)
+			if !skip[k] {
+				sc.ops = append(sc.ops, tx.TxIn[i].PreviousOutPoint)
+			}
+			k++
 		}
 	}
 	var err error
@@ -386,6 +400,7 @@ func coinbaseHeightHint(block *wire.MsgBlock) (int32, bool) {
 // scratch.
 type prefetchScratch struct {
 	ops, miss []wire.OutPoint
+	inBlock   inBlockSpends
 }
 
 var prefetchPool = sync.Pool{New: func() any { return new(prefetchScratch) }}

@@ -419,6 +419,16 @@ func (c *UtxoCache) shrink() {
 		c.unlock(t0)
 	}
 	t0 = c.lock()
+	if c.table.shrinkable() {
+		// A table doubled while the cache was over budget (all dirty,
+		// before a flush) would otherwise keep its size and the budget
+		// share that goes with it.
+		n := len(c.table.slots) / 2
+		for n > minTableSize && c.table.count*16 < n*5 {
+			n /= 2
+		}
+		c.table.resize(n)
+	}
 	c.compactArena()
 	n := len(c.slabs.chunks)
 	c.unlock(t0)

@@ -1,6 +1,7 @@
 package database
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -87,35 +88,55 @@ func TestFlushDoesNotStall(t *testing.T) {
 	}
 	const n = 200_000
 	for _, async := range []bool{false, true} {
-		cs, err := OpenChainState(t.TempDir(), ChainStateOptions{NoSyncOnFlush: true})
-		if err != nil {
+		// A thread descheduled while it holds the lock (other test
+		// binaries share the two cores) shows as a long hold; such a
+		// stall does not recur, a flush holding the lock throughout
+		// does. Up to three attempts.
+		var problem string
+		for attempt := 0; attempt < 3; attempt++ {
+			if problem = flushStallOnce(t, n, async); problem == "" {
+				break
+			}
+			t.Logf("attempt %d: %s", attempt+1, problem)
+		}
+		if problem != "" {
+			t.Errorf("async %v: %s in each of 3 attempts", async, problem)
+		}
+	}
+}
+
+// flushStallOnce runs one TestFlushDoesNotStall measurement and describes
+// what exceeded the bounds ("" if nothing did).
+func flushStallOnce(t *testing.T, n int, async bool) string {
+	cs, err := OpenChainState(t.TempDir(), ChainStateOptions{NoSyncOnFlush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: 256 << 20})
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	for i := range n {
+		op := benchOutPoint(i)
+		if err := c.AddEntry(&op, &e, false); err != nil {
 			t.Fatal(err)
 		}
-		c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: 256 << 20})
-		e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
-		for i := range n {
-			op := benchOutPoint(i)
-			if err := c.AddEntry(&op, &e, false); err != nil {
-				t.Fatal(err)
-			}
-		}
-		flush := func() error { return c.Flush(wire.Hash{1}, 1) }
-		if async {
-			flush = func() error { return <-c.FlushAsync(wire.Hash{1}, 1) }
-		}
-		total, worst, ops := concurrentDuringFlush(t, c, n, flush)
-		st := c.Stats()
-		t.Logf("async %v: flush %v, longest lock hold %v, worst concurrent call %v over %d calls",
-			async, total, st.LongestPause, worst, ops)
-		if st.LongestPause > total/3 || worst > max(100*time.Millisecond, total/2) {
-			t.Errorf("flush of %d entries took %v and stalled others for %v (lock held %v)", n, total, worst, st.LongestPause)
-		}
-		// The other goroutine starts adding just before the flush.
-		if st.Flushes != 1 || st.FlushedCoins < n || st.Pinned != 0 || st.Flushing {
-			t.Errorf("stats after flush: %+v", st)
-		}
-		cs.Close()
 	}
+	flush := func() error { return c.Flush(wire.Hash{1}, 1) }
+	if async {
+		flush = func() error { return <-c.FlushAsync(wire.Hash{1}, 1) }
+	}
+	total, worst, ops := concurrentDuringFlush(t, c, n, flush)
+	st := c.Stats()
+	t.Logf("async %v: flush %v, longest lock hold %v, worst concurrent call %v over %d calls",
+		async, total, st.LongestPause, worst, ops)
+	// The other goroutine starts adding just before the flush.
+	if st.Flushes != 1 || st.FlushedCoins < uint64(n) || st.Pinned != 0 || st.Flushing {
+		t.Fatalf("stats after flush: %+v", st)
+	}
+	if st.LongestPause > total/3 || worst > max(100*time.Millisecond, total/2) {
+		return fmt.Sprintf("flush of %d entries took %v and stalled others for %v (lock held %v)", n, total, worst, st.LongestPause)
+	}
+	return ""
 }
 
 // TestBackgroundFlushShrink changes the cache while a background flush

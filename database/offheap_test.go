@@ -166,3 +166,90 @@ func TestOffheapPrefault(t *testing.T) {
 		}
 	}
 }
+
+// TestTableShrinksAfterFlush: a table doubled while everything was dirty
+// (the cache over its budget before a flush) is halved after the flush
+// until it is at least 5/16 full, instead of keeping the size and the
+// budget share of the peak (at 10 MiB, 2 MiB of slots for entries that
+// fit in 1 MiB), and every entry is still found.
+func TestTableShrinksAfterFlush(t *testing.T) {
+	for _, budget := range []int64{2 << 20, 5 << 19, 4 << 20} {
+		cs, err := OpenChainState(t.TempDir(), ChainStateOptions{NoSyncOnFlush: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: budget})
+		e := UtxoEntry{Amount: 7, PkScript: []byte{0x51}}
+		n := int(budget * 6 / 5 / entrySize) // all dirty, 20% over the budget
+		for i := range n {
+			op := offheapOp(i)
+			if err := c.AddEntry(&op, &e, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		grown := len(c.table.slots)
+		if err := c.Flush(wire.Hash{1}, 1); err != nil {
+			t.Fatal(err)
+		}
+		if c.table.shrinkable() || len(c.table.slots) >= grown {
+			t.Fatalf("budget %d: after the flush %d entries in %d slots (was %d)", budget, c.table.count, len(c.table.slots), grown)
+		}
+		var got UtxoEntry
+		for i := range n {
+			op := offheapOp(i)
+			if ok, err := c.FetchEntry(&op, &got); !ok || err != nil {
+				t.Fatalf("budget %d: entry %d lost: %v %v", budget, i, ok, err)
+			}
+		}
+		cs.Close()
+	}
+}
+
+// TestTableResize halves and doubles a table and finds every key.
+func TestTableResize(t *testing.T) {
+	var s slabs
+	tb := newTable(0)
+	const n = 3000
+	for i := range n {
+		for len(s.free) == 0 {
+			s.grow()
+		}
+		idx := s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		op := offheapOp(i)
+		k := makeKey(&op)
+		*s.at(idx) = cacheEntry{key: k, flags: flagLive}
+		h := tb.hash(&k)
+		_, pos, ok := tb.findHash(&s, &k, h)
+		if ok {
+			t.Fatal("duplicate")
+		}
+		if tb.needsGrow() {
+			tb.grow()
+			_, pos, _ = tb.findHash(&s, &k, h)
+		}
+		tb.insertAt(pos, idx, h)
+	}
+	check := func(when string) {
+		for i := range n {
+			op := offheapOp(i)
+			k := makeKey(&op)
+			if idx, _, ok := tb.find(&s, &k); !ok || s.at(idx).key != k {
+				t.Fatalf("%s (%d slots): key %d not found", when, len(tb.slots), i)
+			}
+		}
+	}
+	check("grown")
+	tb.resize(len(tb.slots) * 4)
+	if !tb.shrinkable() {
+		t.Fatalf("%d entries in %d slots not shrinkable", tb.count, len(tb.slots))
+	}
+	check("enlarged")
+	for tb.shrinkable() {
+		tb.resize(len(tb.slots) / 2)
+		check("halved")
+	}
+	if tb.count*4 > len(tb.slots)*3 {
+		t.Fatalf("shrunk past 3/4: %d in %d", tb.count, len(tb.slots))
+	}
+}

@@ -187,11 +187,22 @@ func (t *table) insertAt(pos uint64, idx uint32, h uint32) {
 // needsGrow reports whether one more insert would exceed a 3/4 load.
 func (t *table) needsGrow() bool { return (t.count+1)*4 > len(t.slots)*3 }
 
-// grow doubles the table and reinserts every slot at its new home.
-func (t *table) grow() {
+// grow doubles the table.
+func (t *table) grow() { t.resize(2 * len(t.slots)) }
+
+// shrinkable reports whether the table may be halved and stay at most
+// 5/8 full, far enough from the 3/4 that grows it again.
+func (t *table) shrinkable() bool {
+	return len(t.slots) > minTableSize && t.count*16 < len(t.slots)*5
+}
+
+// resize moves the table to n slots (a power of two holding every entry)
+// and reinserts every slot at its new home; inserting by probing in any
+// order gives a valid linear-probing table.
+func (t *table) resize(n int) {
 	old := t.slots
 	var mapped []byte
-	t.slots, mapped = makeSlots(t.mem, 2*len(old))
+	t.slots, mapped = makeSlots(t.mem, n)
 	if t.mem != nil {
 		// The old array is unused after this copy (every probe runs under
 		// the cache lock); release it if it was mapped.

@@ -326,6 +326,15 @@ func (c *UtxoCache) fill(dst *UtxoEntry, e *cacheEntry, scripts []byte) []byte {
 // caller can reuse it for the next block. Cache misses are read from
 // LevelDB in key order and then kept in the cache as clean entries.
 func (c *UtxoCache) FetchEntries(ops []wire.OutPoint, dst []UtxoEntry, scripts []byte) ([]UtxoEntry, []byte, error) {
+	return c.FetchEntriesExcept(ops, nil, dst, scripts)
+}
+
+// FetchEntriesExcept is FetchEntries for the outpoints of ops whose skip
+// flag is false; the others (outputs the caller knows are created in the
+// same block) are returned Missing without a lookup, which with coins on
+// disk spares a LevelDB read that could only find nothing. skip is nil or
+// as long as ops.
+func (c *UtxoCache) FetchEntriesExcept(ops []wire.OutPoint, skip []bool, dst []UtxoEntry, scripts []byte) ([]UtxoEntry, []byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	dst = slices.Grow(dst[:0], len(ops))[:len(ops)]
@@ -333,6 +342,10 @@ func (c *UtxoCache) FetchEntries(ops []wire.OutPoint, dst []UtxoEntry, scripts [
 	var missBuf [64]uint32
 	miss := missBuf[:0]
 	for i := range ops {
+		if skip != nil && skip[i] {
+			dst[i] = UtxoEntry{Missing: true}
+			continue
+		}
 		k := makeKey(&ops[i])
 		idx, _, ok := c.table.find(&c.slabs, &k)
 		if !ok {
@@ -446,6 +459,11 @@ func (c *UtxoCache) Prefetch(ops []wire.OutPoint, scratch []wire.OutPoint) ([]wi
 	}
 	return miss, nil
 }
+
+// MayReadDisk reports whether a cache miss may read LevelDB: false while
+// the chainstate holds no coin (a fresh sync before its first flush), when
+// a miss is answered from memory.
+func (c *UtxoCache) MayReadDisk() bool { return c.cs.mayHaveCoins.Load() }
 
 // coinGetter is a LevelDB or one of its snapshots.
 type coinGetter interface {

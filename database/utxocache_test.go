@@ -341,3 +341,41 @@ func TestEmptyChainStateShortcut(t *testing.T) {
 		t.Fatalf("coin after reopen: %v %v", ok, err)
 	}
 }
+
+// TestFetchEntriesExcept checks that skipped outpoints come back Missing
+// without a lookup (no miss counted, nothing read), that the others are
+// found as by FetchEntries, and that MayReadDisk follows the chainstate.
+func TestFetchEntriesExcept(t *testing.T) {
+	cs, err := OpenChainState(t.TempDir(), ChainStateOptions{NoSyncOnFlush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	c := NewUtxoCache(cs, UtxoCacheOptions{})
+	if c.MayReadDisk() {
+		t.Fatal("empty chainstate: MayReadDisk")
+	}
+	on := wire.OutPoint{Hash: wire.Hash{1}, Index: 0}
+	e := UtxoEntry{Amount: 5, PkScript: []byte{0x51}, Height: 2}
+	if err := c.AddEntry(&on, &e, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(wire.Hash{9}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if !c.MayReadDisk() {
+		t.Fatal("after flushing a coin: !MayReadDisk")
+	}
+	c = NewUtxoCache(cs, UtxoCacheOptions{}) // the coin is on disk only
+	ops := []wire.OutPoint{on, {Hash: wire.Hash{2}, Index: 1}, on}
+	got, _, err := c.FetchEntriesExcept(ops, []bool{false, true, true}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Missing || !entriesEqual(got[0], e) || !got[1].Missing || !got[2].Missing {
+		t.Fatalf("got %+v", got)
+	}
+	if st := c.Stats(); st.Misses != 1 {
+		t.Fatalf("misses %d, want 1 (the skipped outpoints are not looked up)", st.Misses)
+	}
+}
