@@ -83,6 +83,46 @@ func loadReplay(tb testing.TB, path string) []replayBlock {
 	return blocks
 }
 
+// replaySetup reads the replay benchmarks' settings: the block file
+// (BTCD_REPLAY_BLOCKS; the benchmark is skipped without it) and the cache
+// budget in MiB (BTCD_REPLAY_CACHE_MIB, default 10).
+func replaySetup(b *testing.B) ([]replayBlock, int64) {
+	path := os.Getenv("BTCD_REPLAY_BLOCKS")
+	if path == "" {
+		b.Skip("BTCD_REPLAY_BLOCKS is not set")
+	}
+	mib := envInt(b, "BTCD_REPLAY_CACHE_MIB", 10)
+	return loadReplay(b, path), int64(mib)
+}
+
+// replayChainState opens an empty chainstate with the options of a cache
+// of mib MiB, or the LevelDB sizes set by BTCD_REPLAY_WRITEBUF_MIB and
+// BTCD_REPLAY_BLOCKCACHE_MIB.
+func replayChainState(b *testing.B, mib int64) *ChainState {
+	o := ChainStateOptions{CacheBudget: mib << 20, NoSyncOnFlush: true}
+	o.WriteBuffer = envInt(b, "BTCD_REPLAY_WRITEBUF_MIB", 0) << 20
+	o.CacheBytes = envInt(b, "BTCD_REPLAY_BLOCKCACHE_MIB", 0) << 20
+	cs, err := OpenChainState(b.TempDir(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cs
+}
+
+// envInt returns the integer in environment variable name, or def if it
+// is unset.
+func envInt(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		b.Fatalf("%s=%q: not a count", name, s)
+	}
+	return v
+}
+
 // BenchmarkReplayChain applies the UTXO changes of a real block file (for
 // example one written by cmd/chaingen) through the cache, flushing in the
 // background whenever NeedsFlush says so, as the chain does during IBD:
@@ -92,19 +132,7 @@ func loadReplay(tb testing.TB, path string) []replayBlock {
 //
 //	BTCD_REPLAY_BLOCKS=/tmp/cg-medium/blk00000.dat go test ./database -run - -bench ReplayChain -benchtime 3x
 func BenchmarkReplayChain(b *testing.B) {
-	path := os.Getenv("BTCD_REPLAY_BLOCKS")
-	if path == "" {
-		b.Skip("BTCD_REPLAY_BLOCKS is not set")
-	}
-	mib := int64(10)
-	if s := os.Getenv("BTCD_REPLAY_CACHE_MIB"); s != "" {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			b.Fatal(err)
-		}
-		mib = v
-	}
-	blocks := loadReplay(b, path)
+	blocks, mib := replaySetup(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	var st CacheStats
@@ -112,15 +140,7 @@ func BenchmarkReplayChain(b *testing.B) {
 	ct := startCPU(b)
 	for range b.N {
 		b.StopTimer()
-		o := ChainStateOptions{CacheBudget: mib << 20, NoSyncOnFlush: true}
-		if s := os.Getenv("BTCD_REPLAY_BLOCKCACHE_MIB"); s != "" {
-			v, _ := strconv.Atoi(s)
-			o.CacheBytes = v << 20
-		}
-		cs, err := OpenChainState(b.TempDir(), o)
-		if err != nil {
-			b.Fatal(err)
-		}
+		cs := replayChainState(b, mib)
 		c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: mib << 20})
 		b.StartTimer()
 		st, flushWait = replayChain(b, c, blocks)
@@ -248,34 +268,23 @@ func expandCoins(coins []UtxoEntry, inBlock []bool) []UtxoEntry {
 //     that cannot foresee spends (see beladyResult.onlineReads);
 //   - put-cpu-s, get-cpu-s: CPU time (all threads, compactions running
 //     meanwhile included) for min-puts coin records written in sorted
-//     4,096-record batches (BTCD_REPLAY_FLOOR_BATCH), and for online-reads of them then read back
-//     in random order from the fully compacted database (its cheapest
-//     layout), with the chainstate's options at this budget.
+//     batches of 4,096 (BTCD_REPLAY_FLOOR_BATCH), and for online-reads of
+//     them then read back in random order from the fully compacted
+//     database (its cheapest layout), with the chainstate's options at
+//     this budget (or the LevelDB sizes set as for BenchmarkReplayChain).
 //
 // floor-cpu-s is their sum: extra CPU time a sync needs at this budget
 // whatever its cache does, beyond one whose cache holds every coin.
 //
 //	BTCD_REPLAY_BLOCKS=/tmp/cg-medium/blk00000.dat go test ./database -run - -bench ReplayFloor -benchtime 1x
 func BenchmarkReplayFloor(b *testing.B) {
-	path := os.Getenv("BTCD_REPLAY_BLOCKS")
-	if path == "" {
-		b.Skip("BTCD_REPLAY_BLOCKS is not set")
-	}
-	mib := int64(10)
-	if s := os.Getenv("BTCD_REPLAY_CACHE_MIB"); s != "" {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			b.Fatal(err)
-		}
-		mib = v
-	}
-	blocks := loadReplay(b, path)
+	blocks, mib := replaySetup(b)
 	capacity := int(mib << 20 / entrySize)
 	sim := simulateBelady(blocks, capacity)
 	minPuts := max(sim.final-capacity, 0)
 
 	// The records: the final set's coins (their real keys and values),
-	// the first minPuts of them in key order.
+	// the first minPuts of them in chain order.
 	recs := make([][2][]byte, 0, minPuts)
 	for _, rb := range blocks {
 		for i := range rb.outs {
@@ -295,19 +304,7 @@ func BenchmarkReplayFloor(b *testing.B) {
 	var putCPU, getCPU time.Duration
 	for range b.N {
 		b.StopTimer()
-		o := ChainStateOptions{CacheBudget: mib << 20, NoSyncOnFlush: true}
-		if s := os.Getenv("BTCD_REPLAY_WRITEBUF_MIB"); s != "" {
-			v, _ := strconv.Atoi(s)
-			o.WriteBuffer = v << 20
-		}
-		if s := os.Getenv("BTCD_REPLAY_BLOCKCACHE_MIB"); s != "" {
-			v, _ := strconv.Atoi(s)
-			o.CacheBytes = v << 20
-		}
-		cs, err := OpenChainState(b.TempDir(), o)
-		if err != nil {
-			b.Fatal(err)
-		}
+		cs := replayChainState(b, mib)
 		// Writes in flush-sized sorted batches, as a flush would.
 		order := rand.New(rand.NewPCG(1, 2)).Perm(len(recs))
 		runtime.GC()
