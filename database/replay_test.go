@@ -252,8 +252,8 @@ func expandCoins(coins []UtxoEntry, inBlock []bool) []UtxoEntry {
 	return coins
 }
 
-// BenchmarkReplayFloor bounds from below what any UTXO cache of the given
-// budget over this LevelDB must do beyond a cache that holds everything,
+// BenchmarkReplayFloor bounds from below the extra LevelDB work that any
+// UTXO cache of the given budget must do over one that holds every coin,
 // for the block file named by BTCD_REPLAY_BLOCKS (BTCD_REPLAY_CACHE_MIB,
 // default 10):
 //
@@ -265,16 +265,18 @@ func expandCoins(coins []UtxoEntry, inBlock []bool) []UtxoEntry {
 //     policy (evict the coin spent furthest in the future), the fewest
 //     reads any eviction policy can achieve;
 //   - online-reads: a lower bound on the expected reads of any policy
-//     that cannot foresee spends (see beladyResult.onlineReads);
-//   - put-cpu-s, get-cpu-s: CPU time (all threads, compactions running
-//     meanwhile included) for min-puts coin records written in sorted
-//     batches of 4,096 (BTCD_REPLAY_FLOOR_BATCH), and for online-reads of
-//     them then read back in random order from the fully compacted
-//     database (its cheapest layout), with the chainstate's options at
-//     this budget (or the LevelDB sizes set as for BenchmarkReplayChain).
+//     that cannot foresee spends (see beladyResult.onlineReads). Each
+//     coin read was written before and, being spent, is deleted;
+//   - put-cpu-s, get-cpu-s, del-cpu-s: CPU time (all threads, compactions
+//     running meanwhile included) to write min-puts + online-reads coin
+//     records in sorted batches of 4,096 (BTCD_REPLAY_FLOOR_BATCH), to
+//     read the online-reads spent ones back in random order from the
+//     fully compacted database (its cheapest layout), and to delete them,
+//     with the chainstate's options at this budget (or the LevelDB sizes
+//     set as for BenchmarkReplayChain).
 //
-// floor-cpu-s is their sum: extra CPU time a sync needs at this budget
-// whatever its cache does, beyond one whose cache holds every coin.
+// floor-cpu-s is their sum: the extra CPU time a sync needs at this
+// budget whatever its cache does, short of foreseeing spends.
 //
 //	BTCD_REPLAY_BLOCKS=/tmp/cg-medium/blk00000.dat go test ./database -run - -bench ReplayFloor -benchtime 1x
 func BenchmarkReplayFloor(b *testing.B) {
@@ -282,46 +284,63 @@ func BenchmarkReplayFloor(b *testing.B) {
 	capacity := int(mib << 20 / entrySize)
 	sim := simulateBelady(blocks, capacity)
 	minPuts := max(sim.final-capacity, 0)
+	nRead := int(sim.onlineReads)
 
-	// The records: the final set's coins (their real keys and values),
-	// the first minPuts of them in chain order.
-	recs := make([][2][]byte, 0, minPuts)
-	for _, rb := range blocks {
-		for i := range rb.outs {
-			if len(recs) == minPuts {
-				break
+	// The records, with their real keys and values: minPuts coins of the
+	// final set, then nRead coins that are spent (the earliest created:
+	// reads are of old coins), in chain order.
+	recs := make([][2][]byte, 0, minPuts+nRead)
+	spentFrom := -1
+	for _, want := range []bool{true, false} {
+		n := minPuts
+		if !want {
+			spentFrom, n = len(recs), nRead
+		}
+		taken := 0
+		for _, rb := range blocks {
+			for i := range rb.outs {
+				if taken == n || sim.unspent[rb.outs[i]] != want || IsUnspendable(rb.entries[i].PkScript) {
+					continue
+				}
+				k := makeKey(&rb.outs[i])
+				e := &rb.entries[i]
+				recs = append(recs, [2][]byte{appendCoinKey(nil, &k), AppendCoin(nil, e.Amount, e.PkScript, e.Height, e.IsCoinBase)})
+				taken++
 			}
-			if !sim.unspent[rb.outs[i]] {
-				continue
-			}
-			k := makeKey(&rb.outs[i])
-			e := &rb.entries[i]
-			recs = append(recs, [2][]byte{appendCoinKey(nil, &k), AppendCoin(nil, e.Amount, e.PkScript, e.Height, e.IsCoinBase)})
 		}
 	}
-	reads := min(int(sim.onlineReads), len(recs))
-	b.ResetTimer()
-	var putCPU, getCPU time.Duration
-	for range b.N {
-		b.StopTimer()
-		cs := replayChainState(b, mib)
-		// Writes in flush-sized sorted batches, as a flush would.
-		order := rand.New(rand.NewPCG(1, 2)).Perm(len(recs))
-		runtime.GC()
-		b.StartTimer()
-		t0 := cpuTime()
+	spent := recs[spentFrom:]
+	// writeSorted writes recs[i] for i in order, in sorted batches of
+	// floorBatch as a flush would, as puts or as deletions.
+	writeSorted := func(db *leveldb.DB, order []int, del bool) {
 		var batch leveldb.Batch
 		for lo := 0; lo < len(order); lo += floorBatch {
 			part := order[lo:min(lo+floorBatch, len(order))]
 			slices.SortFunc(part, func(x, y int) int { return bytes.Compare(recs[x][0], recs[y][0]) })
 			batch.Reset()
 			for _, i := range part {
-				batch.Put(recs[i][0], recs[i][1])
+				if del {
+					batch.Delete(recs[i][0])
+				} else {
+					batch.Put(recs[i][0], recs[i][1])
+				}
 			}
-			if err := cs.db.Write(&batch, nil); err != nil {
+			if err := db.Write(&batch, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
+	}
+	b.ResetTimer()
+	var putCPU, getCPU, delCPU time.Duration
+	for range b.N {
+		b.StopTimer()
+		cs := replayChainState(b, mib)
+		rng := rand.New(rand.NewPCG(1, 2))
+		order := rng.Perm(len(recs))
+		runtime.GC()
+		b.StartTimer()
+		t0 := cpuTime()
+		writeSorted(cs.db, order, false)
 		putCPU += cpuTime() - t0
 		// Reads are timed on a fully compacted database, their cheapest
 		// layout (and with no compaction running meanwhile).
@@ -333,26 +352,35 @@ func BenchmarkReplayFloor(b *testing.B) {
 		for it.Next() {
 		}
 		it.Release()
+		reads := rng.Perm(len(spent))
 		b.StartTimer()
 		t1 := cpuTime()
-		for _, i := range order[:reads] {
-			if _, err := cs.db.Get(recs[i][0], nil); err != nil {
+		for _, i := range reads {
+			if _, err := cs.db.Get(spent[i][0], nil); err != nil {
 				b.Fatal(err)
 			}
 		}
-		getCPU += cpuTime() - t1
+		t2 := cpuTime()
+		getCPU += t2 - t1
+		for k := range reads {
+			reads[k] += spentFrom
+		}
+		writeSorted(cs.db, reads, true)
+		delCPU += cpuTime() - t2
 		b.StopTimer()
 		cs.Close()
 		b.StartTimer()
 	}
+	per := func(d time.Duration) float64 { return d.Seconds() / float64(b.N) }
 	b.ReportMetric(float64(capacity), "capacity")
 	b.ReportMetric(float64(sim.final), "final-set")
 	b.ReportMetric(float64(minPuts), "min-puts")
 	b.ReportMetric(float64(sim.reads), "belady-reads")
 	b.ReportMetric(sim.onlineReads, "online-reads")
-	b.ReportMetric(putCPU.Seconds()/float64(b.N), "put-cpu-s")
-	b.ReportMetric(getCPU.Seconds()/float64(b.N), "get-cpu-s")
-	b.ReportMetric((putCPU+getCPU).Seconds()/float64(b.N), "floor-cpu-s")
+	b.ReportMetric(per(putCPU), "put-cpu-s")
+	b.ReportMetric(per(getCPU), "get-cpu-s")
+	b.ReportMetric(per(delCPU), "del-cpu-s")
+	b.ReportMetric(per(putCPU+getCPU+delCPU), "floor-cpu-s")
 }
 
 // beladyResult is what simulateBelady finds.
