@@ -77,6 +77,13 @@ func scalarMultJacobian(k *btcec.ModNScalar, P *btcec.JacobianPoint, out *btcec.
 // odd multiples) and k2 (their images (beta*x, y)), each with its
 // negation for the negative digits, and runs the shared doubling chain.
 func wnafMul(k *btcec.ModNScalar, odd *[wnafTable]btcec.JacobianPoint, out *btcec.JacobianPoint) {
+	wnafMulGen(k, odd, nil, out)
+}
+
+// wnafMulGen is wnafMul that also adds the generator's multiple g (nil:
+// none) in the same doubling chain: out = k*P + g's scalar*G, where odd
+// and g's scale put P and G on the same (isomorphic) curve.
+func wnafMulGen(k *btcec.ModNScalar, odd *[wnafTable]btcec.JacobianPoint, g *genTerms, out *btcec.JacobianPoint) {
 	var k1, k2 btcec.ModNScalar
 	splitScalar(k, &k1, &k2)
 	neg1, neg2 := k1.IsOverHalfOrder(), k2.IsOverHalfOrder()
@@ -108,8 +115,12 @@ func wnafMul(k *btcec.ModNScalar, odd *[wnafTable]btcec.JacobianPoint, out *btce
 		}
 	}
 
+	top := max(len1, len2)
+	if g != nil {
+		top = max(top, g.lo.n, g.hi.n)
+	}
 	var r btcec.JacobianPoint // infinity
-	for i := max(len1, len2) - 1; i >= 0; i-- {
+	for i := top - 1; i >= 0; i-- {
 		btcec.DoubleNonConst(&r, &r)
 		if d := naf1[i]; d > 0 {
 			btcec.AddNonConst(&r, &pos1[d>>1], &r)
@@ -120,6 +131,14 @@ func wnafMul(k *btcec.ModNScalar, odd *[wnafTable]btcec.JacobianPoint, out *btce
 			btcec.AddNonConst(&r, &pos2[d>>1], &r)
 		} else if d < 0 {
 			btcec.AddNonConst(&r, &negT2[(-d)>>1], &r)
+		}
+		if g != nil {
+			if d := g.lo.d[i]; d != 0 && i < g.lo.n {
+				g.add(&r, g.tlo, d)
+			}
+			if d := g.hi.d[i]; d != 0 && i < g.hi.n {
+				g.add(&r, g.thi, d)
+			}
 		}
 	}
 	out.Set(&r)
@@ -136,6 +155,27 @@ func wnafMul(k *btcec.ModNScalar, odd *[wnafTable]btcec.JacobianPoint, out *btce
 // common Z. It reports false (out untouched) if building the table met a
 // degenerate addition, which a point of prime order cannot produce.
 func scalarMultAffine(k *btcec.ModNScalar, x, y *btcec.FieldVal, out *btcec.JacobianPoint) bool {
+	var odd [wnafTable]btcec.JacobianPoint
+	var gz btcec.FieldVal
+	if !affineTable(x, y, &odd, &gz) {
+		return false
+	}
+	var r btcec.JacobianPoint
+	wnafMul(k, &odd, &r)
+	if (r.X.IsZero() && r.Y.IsZero()) || r.Z.IsZero() {
+		*out = btcec.JacobianPoint{}
+		return true
+	}
+	out.X.Set(&r.X)
+	out.Y.Set(&r.Y)
+	out.Z.Mul2(&r.Z, &gz).Normalize()
+	return true
+}
+
+// affineTable builds scalarMultAffine's table for (x, y): the odd
+// multiples as Z = 1 points of the isomorphic curve whose common Z on the
+// real curve is gz. It reports false on a degenerate addition.
+func affineTable(x, y *btcec.FieldVal, odd *[wnafTable]btcec.JacobianPoint, gz *btcec.FieldVal) bool {
 	// d = 2P in Jacobian coordinates; on the curve scaled by d's Z, d is
 	// affine (dX, dY) and P is (x*dZ^2, y*dZ^3).
 	var p, d btcec.JacobianPoint
@@ -164,7 +204,6 @@ func scalarMultAffine(k *btcec.ModNScalar, x, y *btcec.FieldVal, out *btcec.Jaco
 	}
 	// Bring every entry to the last one's Z; the common Z on the real
 	// curve is that Z times d's.
-	var gz btcec.FieldVal
 	gz.Mul2(&acc[wnafTable-1].Z, &d.Z).Normalize()
 	var tabX, tabY [wnafTable]btcec.FieldVal
 	var sc, s2, s3 btcec.FieldVal
@@ -180,21 +219,11 @@ func scalarMultAffine(k *btcec.ModNScalar, x, y *btcec.FieldVal, out *btcec.Jaco
 	}
 
 	// Z = 1 points of the isomorphic curve.
-	var odd [wnafTable]btcec.JacobianPoint
 	for i := range odd {
 		odd[i].X.Set(&tabX[i])
 		odd[i].Y.Set(&tabY[i])
 		odd[i].Z.SetInt(1)
 	}
-	var r btcec.JacobianPoint
-	wnafMul(k, &odd, &r)
-	if (r.X.IsZero() && r.Y.IsZero()) || r.Z.IsZero() {
-		*out = btcec.JacobianPoint{}
-		return true
-	}
-	out.X.Set(&r.X)
-	out.Y.Set(&r.Y)
-	out.Z.Mul2(&r.Z, &gz).Normalize()
 	return true
 }
 

@@ -240,3 +240,97 @@ func BenchmarkScalarMult(b *testing.B) {
 		}
 	})
 }
+
+// TestDoubleMultMatchesBtcec checks a*G + b*P against btcec's separate
+// products and sum, for edge and random scalars (both halves of a empty,
+// full or straddling 2^128) and random keys, and for P = G with b = a
+// (the chain adds equal points) and b = -a (the sum is infinity).
+func TestDoubleMultMatchesBtcec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	as := ecmultScalars(rng, n)
+	bs := ecmultScalars(rng, n)
+	var one btcec.ModNScalar
+	one.SetInt(1)
+	var G btcec.JacobianPoint
+	btcec.ScalarBaseMultNonConst(&one, &G)
+	G.ToAffine()
+	check := func(i int, a, b *btcec.ModNScalar, P *btcec.JacobianPoint) {
+		t.Helper()
+		var aG, bP, want, got btcec.JacobianPoint
+		btcec.ScalarBaseMultNonConst(a, &aG)
+		btcec.ScalarMultNonConst(b, P, &bP)
+		btcec.AddNonConst(&aG, &bP, &want)
+		if !doubleMultAffine(a, b, &P.X, &P.Y, &got) {
+			t.Fatalf("case %d: declined for a point of prime order", i)
+		}
+		wInf := (want.X.IsZero() && want.Y.IsZero()) || want.Z.IsZero()
+		gInf := (got.X.IsZero() && got.Y.IsZero()) || got.Z.IsZero()
+		if wInf || gInf {
+			if wInf != gInf {
+				t.Fatalf("case %d: infinity mismatch (btcec %v, ours %v)", i, wInf, gInf)
+			}
+			return
+		}
+		want.ToAffine()
+		got.ToAffine()
+		if !want.X.Equals(&got.X) || !want.Y.Equals(&got.Y) {
+			t.Fatalf("case %d: a=%x b=%x: points differ", i, a.Bytes(), b.Bytes())
+		}
+	}
+	for i := range as {
+		var e btcec.ModNScalar
+		var eb [32]byte
+		for j := range eb {
+			eb[j] = byte(rng.Uint32())
+		}
+		e.SetBytes(&eb)
+		var P btcec.JacobianPoint
+		btcec.ScalarBaseMultNonConst(&e, &P)
+		P.ToAffine()
+		check(i, &as[i], &bs[i], &P)
+		// P = G: b = a doubles, b = -a cancels.
+		check(i, &as[i], &as[i], &G)
+		var neg btcec.ModNScalar
+		neg.Set(&as[i]).Negate()
+		check(i, &as[i], &neg, &G)
+	}
+}
+
+// TestGenNAF checks the wide NAF of 128-bit values: it sums back to the
+// value, its digits are odd and below 2^(genWidth-1) in magnitude, and
+// nonzero digits are at least genWidth apart.
+func TestGenNAF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	vals := [][2]uint64{{0, 0}, {1, 0}, {^uint64(0), ^uint64(0)}, {0, 1 << 63}, {1<<genWidth - 1, 0}}
+	for range 2000 {
+		vals = append(vals, [2]uint64{rng.Uint64(), rng.Uint64() >> rng.IntN(64)})
+	}
+	for _, v := range vals {
+		var g genNAF
+		g.set(v[0], v[1])
+		sum := new(big.Int)
+		last := -genWidth
+		for i := g.n - 1; i >= 0; i-- {
+			d := g.d[i]
+			if d != 0 {
+				if d%2 == 0 || d >= 1<<(genWidth-1) || d <= -(1<<(genWidth-1)) {
+					t.Fatalf("%x: digit %d at %d", v, d, i)
+				}
+				if last-i < genWidth && last >= 0 {
+					t.Fatalf("%x: digits at %d and %d", v, last, i)
+				}
+				last = i
+			}
+			sum.Lsh(sum, 1).Add(sum, big.NewInt(int64(d)))
+		}
+		want := new(big.Int).Lsh(new(big.Int).SetUint64(v[1]), 64)
+		want.Add(want, new(big.Int).SetUint64(v[0]))
+		if sum.Cmp(want) != 0 {
+			t.Fatalf("%x: NAF sums to %x", v, sum)
+		}
+	}
+}

@@ -257,10 +257,8 @@ func verifyECDSA(sig, pubKey []byte, hash *[32]byte) bool {
 	inverseModN(&w)
 	u1.Mul2(&e, &w)
 	u2.Mul2(&r, &w)
-	var u1G, u2Q, X btcec.JacobianPoint
-	btcec.ScalarBaseMultNonConst(&u1, &u1G)
-	scalarMult(&u2, &Q, &u2Q)
-	btcec.AddNonConst(&u1G, &u2Q, &X)
+	var X btcec.JacobianPoint
+	doubleMult(&u1, &u2, &Q, &X)
 	if (X.X.IsZero() && X.Y.IsZero()) || X.Z.IsZero() {
 		return false // point at infinity
 	}
@@ -369,10 +367,8 @@ func verifySchnorr(sig, pubKey []byte, hash *[32]byte) bool {
 	e.SetBytes(&eh)
 	e.Negate()
 	// R = s*G - e*P must have even Y and X equal to r.
-	var sG, eP, R btcec.JacobianPoint
-	btcec.ScalarBaseMultNonConst(&s, &sG)
-	scalarMult(&e, &P, &eP)
-	btcec.AddNonConst(&sG, &eP, &R)
+	var R btcec.JacobianPoint
+	doubleMult(&s, &e, &P, &R)
 	if (R.X.IsZero() && R.Y.IsZero()) || R.Z.IsZero() {
 		return false
 	}
