@@ -93,7 +93,7 @@ func wnafMulGen(k *btcec.ModNScalar, odd *[wnafTable]btcec.JacobianPoint, g *gen
 	if neg2 {
 		k2.Negate()
 	}
-	var naf1, naf2 [wnafMaxLen]int8
+	var naf1, naf2 [wnafMaxLen]int16
 	len1 := wnaf(&k1, &naf1)
 	len2 := wnaf(&k2, &naf2)
 
@@ -162,14 +162,20 @@ func scalarMultAffine(k *btcec.ModNScalar, x, y *btcec.FieldVal, out *btcec.Jaco
 	}
 	var r btcec.JacobianPoint
 	wnafMul(k, &odd, &r)
+	fromIsomorphic(&r, &gz, out)
+	return true
+}
+
+// fromIsomorphic sets out to the real-curve point of r, a point of the
+// isomorphic curve whose common Z is gz (see scalarMultAffine).
+func fromIsomorphic(r *btcec.JacobianPoint, gz *btcec.FieldVal, out *btcec.JacobianPoint) {
 	if (r.X.IsZero() && r.Y.IsZero()) || r.Z.IsZero() {
 		*out = btcec.JacobianPoint{}
-		return true
+		return
 	}
 	out.X.Set(&r.X)
 	out.Y.Set(&r.Y)
-	out.Z.Mul2(&r.Z, &gz).Normalize()
-	return true
+	out.Z.Mul2(&r.Z, gz).Normalize()
 }
 
 // affineTable builds scalarMultAffine's table for (x, y): the odd
@@ -311,22 +317,29 @@ func mulShift384(a, b *[4]uint64, out *btcec.ModNScalar) {
 
 // wnaf writes the width-5 NAF of k (below 2^130) to naf, least
 // significant digit first, and returns its length.
-func wnaf(k *btcec.ModNScalar, naf *[wnafMaxLen]int8) int {
+func wnaf(k *btcec.ModNScalar, naf *[wnafMaxLen]int16) int {
 	kb := k.Bytes()
 	// Three limbs suffice: k < 2^130 after the split.
 	var v [3]uint64
 	for i := range v {
 		v[i] = binary.BigEndian.Uint64(kb[24-8*i:])
 	}
+	return wnafLimbs(v, wnafWidth, naf)
+}
+
+// wnafLimbs writes the width-w NAF of v (little-endian limbs, below
+// 2^190) to naf, least significant digit first, and returns its length:
+// digits are odd and below 2^(w-1) in magnitude, each followed by at
+// least w-1 zeros.
+func wnafLimbs(v [3]uint64, w uint, naf *[wnafMaxLen]int16) int {
 	n := 0
 	for (v[0]|v[1]|v[2]) != 0 && n < wnafMaxLen {
-		var d int8
+		var d int64
 		if v[0]&1 != 0 {
-			m := int8(v[0] & (1<<wnafWidth - 1))
-			if m >= 1<<(wnafWidth-1) {
-				m -= 1 << wnafWidth
+			d = int64(v[0] & (1<<w - 1))
+			if d >= 1<<(w-1) {
+				d -= 1 << w
 			}
-			d = m
 			// v -= d (adding |d| when d is negative).
 			if d > 0 {
 				var b uint64
@@ -340,7 +353,7 @@ func wnaf(k *btcec.ModNScalar, naf *[wnafMaxLen]int8) int {
 				v[2], _ = bits.Add64(v[2], 0, c)
 			}
 		}
-		naf[n] = d
+		naf[n] = int16(d)
 		n++
 		v[0] = v[0]>>1 | v[1]<<63
 		v[1] = v[1]>>1 | v[2]<<63

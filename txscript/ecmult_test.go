@@ -1,6 +1,7 @@
 package txscript
 
 import (
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"testing"
@@ -128,37 +129,54 @@ func TestScalarMultMatchesBtcec(t *testing.T) {
 	for i := range ks {
 		// A point: a random multiple of G, in Jacobian form (Z != 1) for
 		// odd i, affine for even i.
-		var e btcec.ModNScalar
-		var eb [32]byte
-		for j := range eb {
-			eb[j] = byte(rng.Uint32())
-		}
-		e.SetBytes(&eb)
-		if i == 0 {
-			e.SetInt(1)
-		}
-		var P btcec.JacobianPoint
-		btcec.ScalarBaseMultNonConst(&e, &P)
+		P := randomPoint(rng, i == 0)
 		if i%2 == 0 {
 			P.ToAffine()
 		}
 		var want, got btcec.JacobianPoint
 		btcec.ScalarMultNonConst(&ks[i], &P, &want)
 		scalarMult(&ks[i], &P, &got)
-		wInf := (want.X.IsZero() && want.Y.IsZero()) || want.Z.IsZero()
-		gInf := (got.X.IsZero() && got.Y.IsZero()) || got.Z.IsZero()
-		if wInf || gInf {
-			if wInf != gInf {
-				t.Fatalf("case %d: infinity mismatch (btcec %v, ours %v)", i, wInf, gInf)
-			}
-			continue
-		}
-		want.ToAffine()
-		got.ToAffine()
-		if !want.X.Equals(&got.X) || !want.Y.Equals(&got.Y) {
-			t.Fatalf("case %d: k=%x: points differ", i, ks[i].Bytes())
+		if msg := pointsDiffer(&want, &got); msg != "" {
+			t.Fatalf("case %d: k=%x: %s", i, ks[i].Bytes(), msg)
 		}
 	}
+}
+
+// randomPoint returns a random multiple of G (G itself if gen), in
+// Jacobian form with Z != 1.
+func randomPoint(rng *rand.Rand, gen bool) btcec.JacobianPoint {
+	var e btcec.ModNScalar
+	var eb [32]byte
+	for j := range eb {
+		eb[j] = byte(rng.Uint32())
+	}
+	e.SetBytes(&eb)
+	if gen {
+		e.SetInt(1)
+	}
+	var P btcec.JacobianPoint
+	btcec.ScalarBaseMultNonConst(&e, &P)
+	return P
+}
+
+// pointsDiffer compares two Jacobian points (infinity: Z = 0 or X = Y =
+// 0) and describes how btcec's (want) and ours (got) differ, or "".
+func pointsDiffer(want, got *btcec.JacobianPoint) string {
+	wInf := (want.X.IsZero() && want.Y.IsZero()) || want.Z.IsZero()
+	gInf := (got.X.IsZero() && got.Y.IsZero()) || got.Z.IsZero()
+	if wInf || gInf {
+		if wInf != gInf {
+			return fmt.Sprintf("infinity mismatch (btcec %v, ours %v)", wInf, gInf)
+		}
+		return ""
+	}
+	w, g := *want, *got
+	w.ToAffine()
+	g.ToAffine()
+	if !w.X.Equals(&g.X) || !w.Y.Equals(&g.Y) {
+		return "points differ"
+	}
+	return ""
 }
 
 // TestSplitScalarBounds checks k = k1 + k2*lambda and that both halves
@@ -198,7 +216,7 @@ func TestWNAF(t *testing.T) {
 		b[15] &= 3 // below 2^130
 		var k btcec.ModNScalar
 		k.SetBytes(&b)
-		var naf [wnafMaxLen]int8
+		var naf [wnafMaxLen]int16
 		n := wnaf(&k, &naf)
 		sum := new(big.Int)
 		last := -wnafWidth
@@ -267,29 +285,12 @@ func TestDoubleMultMatchesBtcec(t *testing.T) {
 		if !doubleMultAffine(a, b, &P.X, &P.Y, &got) {
 			t.Fatalf("case %d: declined for a point of prime order", i)
 		}
-		wInf := (want.X.IsZero() && want.Y.IsZero()) || want.Z.IsZero()
-		gInf := (got.X.IsZero() && got.Y.IsZero()) || got.Z.IsZero()
-		if wInf || gInf {
-			if wInf != gInf {
-				t.Fatalf("case %d: infinity mismatch (btcec %v, ours %v)", i, wInf, gInf)
-			}
-			return
-		}
-		want.ToAffine()
-		got.ToAffine()
-		if !want.X.Equals(&got.X) || !want.Y.Equals(&got.Y) {
-			t.Fatalf("case %d: a=%x b=%x: points differ", i, a.Bytes(), b.Bytes())
+		if msg := pointsDiffer(&want, &got); msg != "" {
+			t.Fatalf("case %d: a=%x b=%x: %s", i, a.Bytes(), b.Bytes(), msg)
 		}
 	}
 	for i := range as {
-		var e btcec.ModNScalar
-		var eb [32]byte
-		for j := range eb {
-			eb[j] = byte(rng.Uint32())
-		}
-		e.SetBytes(&eb)
-		var P btcec.JacobianPoint
-		btcec.ScalarBaseMultNonConst(&e, &P)
+		P := randomPoint(rng, false)
 		P.ToAffine()
 		check(i, &as[i], &bs[i], &P)
 		// P = G: b = a doubles, b = -a cancels.

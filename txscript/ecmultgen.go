@@ -2,7 +2,6 @@ package txscript
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"sync"
 
 	"github.com/btcsuite/btcd/btcec/v2"
@@ -98,36 +97,7 @@ type genNAF struct {
 }
 
 // set writes the width-genWidth NAF of the 128-bit value hi:lo.
-func (g *genNAF) set(lo, hi uint64) {
-	v := [3]uint64{lo, hi, 0}
-	g.n = 0
-	for (v[0]|v[1]|v[2]) != 0 && g.n < wnafMaxLen {
-		var d int16
-		if v[0]&1 != 0 {
-			m := int64(v[0] & (1<<genWidth - 1))
-			if m >= 1<<(genWidth-1) {
-				m -= 1 << genWidth
-			}
-			d = int16(m)
-			if m > 0 {
-				var b uint64
-				v[0], b = bits.Sub64(v[0], uint64(m), 0)
-				v[1], b = bits.Sub64(v[1], 0, b)
-				v[2], _ = bits.Sub64(v[2], 0, b)
-			} else {
-				var c uint64
-				v[0], c = bits.Add64(v[0], uint64(-m), 0)
-				v[1], c = bits.Add64(v[1], 0, c)
-				v[2], _ = bits.Add64(v[2], 0, c)
-			}
-		}
-		g.d[g.n] = d
-		g.n++
-		v[0] = v[0]>>1 | v[1]<<63
-		v[1] = v[1]>>1 | v[2]<<63
-		v[2] >>= 1
-	}
-}
+func (g *genNAF) set(lo, hi uint64) { g.n = wnafLimbs([3]uint64{lo, hi, 0}, genWidth, &g.d) }
 
 // genTerms is the generator's part of a double multiplication: the NAFs
 // of a's halves and the scale (zz = Z^2, zzz = Z^3) that puts an affine
@@ -177,13 +147,7 @@ func doubleMultAffine(a, b *btcec.ModNScalar, x, y *btcec.FieldVal, out *btcec.J
 	g.hi.set(binary.BigEndian.Uint64(ab[8:]), binary.BigEndian.Uint64(ab[:]))
 	var r btcec.JacobianPoint
 	wnafMulGen(b, &odd, &g, &r)
-	if (r.X.IsZero() && r.Y.IsZero()) || r.Z.IsZero() {
-		*out = btcec.JacobianPoint{}
-		return true
-	}
-	out.X.Set(&r.X)
-	out.Y.Set(&r.Y)
-	out.Z.Mul2(&r.Z, &gz).Normalize()
+	fromIsomorphic(&r, &gz, out)
 	return true
 }
 
