@@ -132,7 +132,8 @@
 // are stored inline, longer ones in a size-classed arena of 64 KiB chunks.
 // The index is an open-addressing table whose 8-byte slots hold a slab
 // index and the key's 32-bit hash (load <= 3/4, seeded hash, starting
-// small and doubling) instead of a Go map, whose buckets
+// small, doubling, and halved after a flush below 5/16) instead of a Go
+// map, whose buckets
 // would hold the 36-byte key again and whose growth doubles its size; so
 // the budget counts every backing array exactly (slabs, table, arena, dirty
 // list, flush scratch and the reused batch). The GC scans none of it.
