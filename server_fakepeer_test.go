@@ -27,6 +27,19 @@ func dialFakePeer(t *testing.T, to string, src *testNode, onGetData func(*fakePe
 	return dialFakePeerWith(t, to, src, onGetData, nil)
 }
 
+// dialBlockServer dials a fake peer that announces hdrs and answers
+// getdata with the blocks of byHash (whatever they hold).
+func dialBlockServer(t *testing.T, to string, src *testNode, byHash map[wire.Hash]*wire.MsgBlock, hdrs []wire.BlockHeader) *fakePeer {
+	t.Helper()
+	return dialFakePeerWith(t, to, src, func(f *fakePeer, m *wire.MsgGetData) {
+		for _, iv := range m.InvList {
+			if blk := byHash[iv.Hash]; blk != nil {
+				f.send(nil, blk)
+			}
+		}
+	}, func() []wire.BlockHeader { return hdrs })
+}
+
 func dialFakePeerWith(t *testing.T, to string, src *testNode, onGetData func(*fakePeer, *wire.MsgGetData), headers func() []wire.BlockHeader) *fakePeer {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", to, 5*time.Second)
@@ -201,13 +214,7 @@ func TestSyncConsensusInvalidBlock(t *testing.T) {
 		byHash[blk.BlockHash()] = blk
 		hdrs = append(hdrs, blk.Header)
 	}
-	f := dialFakePeerWith(t, b.s.p2pAddr(), a, func(f *fakePeer, m *wire.MsgGetData) {
-		for _, iv := range m.InvList {
-			if blk := byHash[iv.Hash]; blk != nil {
-				f.send(nil, blk)
-			}
-		}
-	}, func() []wire.BlockHeader { return hdrs })
+	f := dialBlockServer(t, b.s.p2pAddr(), a, byHash, hdrs)
 	f.waitClosed(t, 20*time.Second)
 	bad := blocks[2].BlockHash()
 	if st, ok := b.s.chain.LookupBlock(&bad); !ok || !st.Invalid {
@@ -257,13 +264,7 @@ func TestSyncMutatedBlockPeerDropped(t *testing.T) {
 		byHash[hash] = blk
 		hdrs = append(hdrs, good.Header)
 	}
-	f := dialFakePeerWith(t, b.s.p2pAddr(), a, func(f *fakePeer, m *wire.MsgGetData) {
-		for _, iv := range m.InvList {
-			if blk := byHash[iv.Hash]; blk != nil {
-				f.send(nil, blk)
-			}
-		}
-	}, func() []wire.BlockHeader { return hdrs })
+	f := dialBlockServer(t, b.s.p2pAddr(), a, byHash, hdrs)
 	f.waitClosed(t, 20*time.Second)
 	bad := hdrs[2].BlockHash()
 	if st, ok := b.s.chain.LookupBlock(&bad); ok && st.Invalid {
