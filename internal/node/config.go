@@ -1,0 +1,541 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	flags "github.com/jessevdk/go-flags"
+
+	"github.com/btcnode/btcd/chaincfg"
+	"github.com/btcnode/btcd/wire"
+	"github.com/btcnode/btcd/zmq"
+)
+
+const (
+	appName = "btcd"
+
+	defaultConfigFilename = "btcd.conf"
+	defaultDataDirname    = "data"
+	defaultLogDirname     = "logs"
+	defaultLogFilename    = "btcd.log"
+
+	defaultLogLevel         = "info"
+	defaultMaxPeers         = 125
+	defaultBanDuration      = 24 * time.Hour
+	defaultBanThreshold     = 100
+	defaultUtxoCacheMiB     = 450
+	defaultSigCacheMaxSize  = 100000
+	defaultMinRelayTxFee    = 0.000001 // BTC/kvB, i.e. 100 sat/kvB (Bitcoin Core 30's default)
+	defaultMaxMempoolMB     = 300
+	defaultMempoolExpiryHrs = 336
+	defaultDataCarrierSize  = 100000 // Bitcoin Core 30: total OP_RETURN bytes per transaction
+
+	// minPruneMiB follows btcd: below this the node could not keep enough
+	// recent blocks to survive a deep reorganization.
+	minPruneMiB = 1536
+	// minMaxMempoolMB follows Bitcoin Core: a smaller pool could not hold
+	// even one maximal package of unconfirmed descendants.
+	minMaxMempoolMB = 5
+	// maxScriptThreads caps --par so a typo cannot spawn millions of
+	// goroutines.
+	maxScriptThreads = 256
+)
+
+var (
+	defaultAppDataDir = appDataDir(appName)
+	defaultConfigFile = filepath.Join(defaultAppDataDir, defaultConfigFilename)
+	defaultDataDir    = filepath.Join(defaultAppDataDir, defaultDataDirname)
+	defaultLogDir     = filepath.Join(defaultAppDataDir, defaultLogDirname)
+)
+
+// Error kinds returned (wrapped) by loadConfig, so callers and tests can tell
+// a typo from a contradiction with errors.Is.
+var (
+	errUnknownOption = errors.New("unknown option")
+	errInvalidValue  = errors.New("invalid option value")
+	errConflict      = errors.New("conflicting options")
+	errHelp          = errors.New("help requested")
+)
+
+// optionError is a one-line configuration error that starts with the name of
+// the offending option.
+type optionError struct {
+	kind error
+	msg  string
+}
+
+func (e *optionError) Error() string { return e.msg }
+func (e *optionError) Unwrap() error { return e.kind }
+
+func invalidf(format string, args ...any) error {
+	return &optionError{kind: errInvalidValue, msg: fmt.Sprintf(format, args...)}
+}
+
+func conflictf(format string, args ...any) error {
+	return &optionError{kind: errConflict, msg: fmt.Sprintf(format, args...)}
+}
+
+// helpError carries the rendered --help text; it is not a failure.
+type helpError struct{ text string }
+
+func (e *helpError) Error() string { return e.text }
+func (e *helpError) Unwrap() error { return errHelp }
+
+// The option groups below are embedded in config so their fields read as
+// cfg.MaxPeers while --help still shows them in sections. Option names and
+// defaults follow btcd where btcd has the option and Bitcoin Core otherwise.
+
+type GeneralOptions struct {
+	ShowVersion bool   `short:"V" long:"version" no-ini:"true" description:"Display version information and exit"`
+	AppData     string `short:"A" long:"appdata" no-ini:"true" description:"Path to application home directory"`
+	ConfigFile  string `short:"C" long:"configfile" no-ini:"true" description:"Path to configuration file"`
+	DataDir     string `short:"b" long:"datadir" description:"Directory to store data (a per-network subdirectory is used)"`
+	LogDir      string `long:"logdir" description:"Directory to log output (a per-network subdirectory is used)"`
+	DebugLevel  string `short:"d" long:"debuglevel" description:"Logging level for all subsystems {trace, debug, info, warn, error, critical, off} -- You may also specify <subsystem>=<level>,<subsystem2>=<level>,... to set the log level for individual subsystems -- Use show to list available subsystems"`
+	CPUProfile  string `long:"cpuprofile" description:"Write CPU profile to the specified file"`
+	MemProfile  string `long:"memprofile" description:"Write a heap profile to the specified file at shutdown"`
+	Profile     string `long:"profile" description:"Serve net/http/pprof profiling data on this address; a bare port (or :port) means 127.0.0.1:port"`
+	GoGC        int    `long:"gogc" description:"Go garbage collector target percentage (like GOGC); 0 keeps the Go default"`
+	MemLimit    uint64 `long:"memlimit" description:"Soft memory limit for the Go runtime in MiB (like GOMEMLIMIT); 0 means no limit"`
+}
+
+type NetworkOptions struct {
+	TestNet3              bool     `long:"testnet" description:"Use the test network (testnet3)"`
+	TestNet4              bool     `long:"testnet4" description:"Use the test network (testnet4)"`
+	SigNet                bool     `long:"signet" description:"Use the default signet test network"`
+	RegressionTest        bool     `long:"regtest" description:"Use the regression test network"`
+	TestActivationHeights []string `long:"testactivationheight" description:"Set the activation height of a consensus rule as NAME@HEIGHT (segwit, bip34, dersig, cltv, csv); regtest only; may be repeated"`
+	VersionBitsParams     []string `long:"vbparams" description:"Set a version bits deployment's schedule as DEPLOYMENT:START:END[:MIN_ACTIVATION_HEIGHT] (testdummy, taproot; START/END are median times, -1 = always active, -2 = never); regtest only; may be repeated"`
+}
+
+type P2POptions struct {
+	AddPeers       []string      `short:"a" long:"addpeer" description:"Add a peer to connect with at startup; may be repeated"`
+	ConnectPeers   []string      `long:"connect" description:"Connect only to the specified peers at startup; may be repeated"`
+	DisableListen  bool          `long:"nolisten" description:"Disable listening for incoming connections -- NOTE: Listening is automatically disabled if the --connect or --proxy options are used without also specifying listen interfaces via --listen"`
+	Listeners      []string      `long:"listen" description:"Add an interface/port to listen for connections (default all interfaces port: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444); may be repeated"`
+	MaxPeers       int           `long:"maxpeers" description:"Max number of inbound and outbound peers"`
+	BanDuration    time.Duration `long:"banduration" description:"How long to ban misbehaving peers. Valid time units are {s, m, h}. Minimum 1 second"`
+	BanThreshold   uint32        `long:"banthreshold" description:"Maximum allowed ban score before disconnecting and banning misbehaving peers"`
+	Whitelists     []string      `long:"whitelist" description:"Add an IP network or IP that will not be banned (eg. 192.168.1.0/24 or ::1); may be repeated"`
+	DisableDNSSeed bool          `long:"nodnsseed" description:"Disable DNS seeding for peers"`
+	ExternalIPs    []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
+	Proxy          string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	OnionProxy     string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	BlocksOnly     bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
+}
+
+type RPCOptions struct {
+	RPCListeners []string `long:"rpclisten" description:"Add an interface/port to listen for RPC connections (default 127.0.0.1, port: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443); may be repeated"`
+	DisableRPC   bool     `long:"norpc" description:"Disable the built-in RPC server"`
+	RPCUser      string   `short:"u" long:"rpcuser" description:"Username for RPC connections"`
+	RPCPass      string   `short:"P" long:"rpcpass" default-mask:"-" description:"Password for RPC connections"`
+	DisableTLS   bool     `long:"notls" description:"Disable TLS for the RPC server (accepted for btcd compatibility: the RPC server speaks plain HTTP, so keep it on loopback)"`
+	REST         bool     `long:"rest" description:"Accept public REST requests (bitcoind's unauthenticated /rest/ interface, served on the RPC listeners)"`
+}
+
+type ChainOptions struct {
+	UtxoCacheMaxSizeMiB uint64   `long:"utxocachemaxsize" description:"The maximum size in MiB of the UTXO cache"`
+	SigCacheMaxSize     uint     `long:"sigcachemaxsize" description:"The maximum number of entries in the signature verification cache"`
+	AssumeValid         string   `long:"assumevalid" description:"Hash of a block assumed to have valid scripts, skipping script checks for it and its ancestors; 0 disables (default: the network's built-in value)"`
+	Par                 int      `long:"par" description:"Number of script verification threads (0 = all cores, <0 = leave that many cores free)"`
+	TxIndex             bool     `long:"txindex" description:"Maintain a full hash-based transaction index which makes all transactions available via the getrawtransaction RPC"`
+	Prune               uint64   `long:"prune" description:"Prune already validated blocks, keeping the block files under this many MiB (minimum 1536; 0 disables pruning)"`
+	LoadBlocks          []string `long:"loadblock" description:"Import blocks from an external blk000??.dat-style file at startup; may be repeated"`
+	Reindex             bool     `long:"reindex" description:"Rebuild the chain state and indexes from the blocks on disk"`
+}
+
+type MempoolOptions struct {
+	MinRelayTxFee   float64 `long:"minrelaytxfee" description:"The minimum transaction fee in BTC/kvB to be considered a non-zero fee"`
+	MaxMempool      uint64  `long:"maxmempool" description:"Keep the transaction memory pool below this many MB (minimum 5)"`
+	MempoolExpiry   uint64  `long:"mempoolexpiry" description:"Do not keep transactions in the mempool longer than this many hours"`
+	PersistMempool  bool    `long:"persistmempool" description:"Save the mempool on shutdown and load it on restart"`
+	DataCarrierSize uint32  `long:"datacarriersize" description:"Maximum size in bytes of data in data carrier (OP_RETURN) outputs we relay and mine"`
+}
+
+// NotifyOptions are the optional indexes, notification publishers and
+// the metrics endpoint, all off by default. The ZMQ options carry
+// bitcoind's names so existing bitcoind configurations work unchanged.
+type NotifyOptions struct {
+	BlockFilterIndex   bool     `long:"blockfilterindex" description:"Maintain the BIP158 basic block filter index (bitcoind's -blockfilterindex=basic; here a boolean) for the getblockfilter RPC and --peerblockfilters"`
+	PeerBlockFilters   bool     `long:"peerblockfilters" description:"Serve BIP157 compact block filters to peers (getcfilters, getcfheaders, getcfcheckpt) and advertise NODE_COMPACT_FILTERS; requires --blockfilterindex"`
+	ZMQPubHashBlock    []string `long:"zmqpubhashblock" description:"Publish block hashes on this ZeroMQ address (tcp://host:port or ipc:///path); may be repeated"`
+	ZMQPubHashTx       []string `long:"zmqpubhashtx" description:"Publish transaction hashes on this ZeroMQ address; may be repeated"`
+	ZMQPubRawBlock     []string `long:"zmqpubrawblock" description:"Publish serialized blocks on this ZeroMQ address; may be repeated"`
+	ZMQPubRawTx        []string `long:"zmqpubrawtx" description:"Publish serialized transactions on this ZeroMQ address; may be repeated"`
+	ZMQPubSequence     []string `long:"zmqpubsequence" description:"Publish block connect/disconnect and mempool accept/remove events on this ZeroMQ address; may be repeated"`
+	ZMQPubHashBlockHWM int      `long:"zmqpubhashblockhwm" description:"Outbound message high-water mark of the hashblock publisher (0 = unlimited)"`
+	ZMQPubHashTxHWM    int      `long:"zmqpubhashtxhwm" description:"Outbound message high-water mark of the hashtx publisher (0 = unlimited)"`
+	ZMQPubRawBlockHWM  int      `long:"zmqpubrawblockhwm" description:"Outbound message high-water mark of the rawblock publisher (0 = unlimited)"`
+	ZMQPubRawTxHWM     int      `long:"zmqpubrawtxhwm" description:"Outbound message high-water mark of the rawtx publisher (0 = unlimited)"`
+	ZMQPubSequenceHWM  int      `long:"zmqpubsequencehwm" description:"Outbound message high-water mark of the sequence publisher (0 = unlimited)"`
+	Metrics            string   `long:"metrics" description:"Serve Prometheus metrics at /metrics on this address; a bare port (or :port) means 127.0.0.1:port (off by default; no authentication)"`
+}
+
+// config holds every daemon option. Tagged fields come from the command line
+// and the config file; the unexported fields below them are derived by
+// loadConfig so consumers never re-parse strings.
+type config struct {
+	GeneralOptions `group:"General Options"`
+	NetworkOptions `group:"Network Options"`
+	P2POptions     `group:"P2P Options"`
+	RPCOptions     `group:"RPC Options"`
+	ChainOptions   `group:"Chain and Database Options"`
+	MempoolOptions `group:"Mempool and Relay Options"`
+	NotifyOptions  `group:"Index, Notification and Metrics Options"`
+
+	params           *chaincfg.Params
+	netName          string // mainnet, testnet3, testnet4, signet, regtest
+	whitelists       []*net.IPNet
+	minRelayTxFeeSat int64     // MinRelayTxFee in satoshi per kvB
+	assumeValid      wire.Hash // meaningful iff assumeValidMode == assumeValidHash
+	assumeValidMode  assumeValidMode
+	scriptThreads    int    // --par resolved against the CPU count
+	profileAddr      string // --profile normalized to host:port
+	debugLevels      debugLevels
+	metricsAddr      string // --metrics normalized to host:port
+}
+
+// assumeValidMode says where the assume-valid block comes from.
+type assumeValidMode int
+
+const (
+	assumeValidDefault assumeValidMode = iota // network's built-in block
+	assumeValidOff                            // --assumevalid=0
+	assumeValidHash                           // --assumevalid=<hash>
+)
+
+// defaultConfig returns the configuration before any file or flag is read.
+func defaultConfig() config {
+	var cfg config
+	cfg.AppData = defaultAppDataDir
+	cfg.ConfigFile = defaultConfigFile
+	cfg.DataDir = defaultDataDir
+	cfg.LogDir = defaultLogDir
+	cfg.DebugLevel = defaultLogLevel
+	cfg.MaxPeers = defaultMaxPeers
+	cfg.BanDuration = defaultBanDuration
+	cfg.BanThreshold = defaultBanThreshold
+	cfg.UtxoCacheMaxSizeMiB = defaultUtxoCacheMiB
+	cfg.SigCacheMaxSize = defaultSigCacheMaxSize
+	cfg.MinRelayTxFee = defaultMinRelayTxFee
+	cfg.MaxMempool = defaultMaxMempoolMB
+	cfg.MempoolExpiry = defaultMempoolExpiryHrs
+	cfg.DataCarrierSize = defaultDataCarrierSize
+	cfg.ZMQPubHashBlockHWM = zmq.DefaultHWM
+	cfg.ZMQPubHashTxHWM = zmq.DefaultHWM
+	cfg.ZMQPubRawBlockHWM = zmq.DefaultHWM
+	cfg.ZMQPubRawTxHWM = zmq.DefaultHWM
+	cfg.ZMQPubSequenceHWM = zmq.DefaultHWM
+	return cfg
+}
+
+// newConfigParser builds the go-flags parser for cfg. Errors are not printed
+// by go-flags: loadConfig turns them into one-line messages.
+func newConfigParser(cfg *config) *flags.Parser {
+	p := flags.NewParser(cfg, flags.HelpFlag|flags.PassDoubleDash)
+	p.Name = appName
+	return p
+}
+
+// loadConfig reads the configuration from args and the config file, command
+// line taking precedence, then validates it and fills the derived fields.
+//
+// The flow mirrors btcd: a first parse of the command line finds --help,
+// --version, --appdata and --configfile; then the config file is applied;
+// then the command line again so it overrides the file.
+func loadConfig(args []string) (*config, error) {
+	preCfg := defaultConfig()
+	preParser := newConfigParser(&preCfg)
+	if _, err := preParser.ParseArgs(args); err != nil {
+		return nil, flagsError(preParser, err)
+	}
+	if preCfg.ShowVersion {
+		return &preCfg, nil
+	}
+
+	cfg := defaultConfig()
+	parser := newConfigParser(&cfg)
+
+	// A changed --appdata moves every path that was not given explicitly.
+	appData := cleanAndExpandPath(preCfg.AppData)
+	configFile := preCfg.ConfigFile
+	explicitConfig := isSet(preParser, "configfile")
+	if !explicitConfig && appData != defaultAppDataDir {
+		configFile = filepath.Join(appData, defaultConfigFilename)
+	}
+	configFile = cleanAndExpandPath(configFile)
+
+	err := flags.NewIniParser(parser).ParseFile(configFile)
+	if err != nil {
+		var pathErr *os.PathError
+		switch {
+		case errors.As(err, &pathErr) && errors.Is(err, os.ErrNotExist) && !explicitConfig:
+			// No config file is the normal first-run state.
+		case errors.As(err, &pathErr):
+			return nil, invalidf("--configfile: %v", err)
+		default:
+			return nil, flagsError(parser, fmt.Errorf("config file %w", err))
+		}
+	}
+
+	rest, err := parser.ParseArgs(args)
+	if err != nil {
+		return nil, flagsError(parser, err)
+	}
+	if len(rest) > 0 {
+		return nil, &optionError{kind: errUnknownOption,
+			msg: fmt.Sprintf("unexpected argument %q (options start with --)", rest[0])}
+	}
+	cfg.AppData = appData
+	cfg.ConfigFile = configFile
+	if appData != defaultAppDataDir {
+		if !isSet(parser, "datadir") {
+			cfg.DataDir = filepath.Join(appData, defaultDataDirname)
+		}
+		if !isSet(parser, "logdir") {
+			cfg.LogDir = filepath.Join(appData, defaultLogDirname)
+		}
+	}
+
+	// "show" is answered by main before anything else happens.
+	if cfg.DebugLevel == "show" {
+		return &cfg, nil
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// isSet reports whether the long option was given on the command line or in
+// the config file.
+func isSet(p *flags.Parser, long string) bool {
+	opt := p.FindOptionByLongName(long)
+	return opt != nil && opt.IsSet()
+}
+
+// flagsError maps a go-flags error to a one-line optionError, or a helpError
+// holding the usage text.
+func flagsError(p *flags.Parser, err error) error {
+	var ferr *flags.Error
+	if errors.As(err, &ferr) {
+		msg := strings.ReplaceAll(err.Error(), "\n", " ")
+		switch ferr.Type {
+		case flags.ErrHelp:
+			var sb strings.Builder
+			p.WriteHelp(&sb)
+			return &helpError{text: sb.String()}
+		case flags.ErrUnknownFlag:
+			name := strings.TrimSuffix(strings.TrimPrefix(ferr.Message, "unknown flag `"), "'")
+			if len(name) == 1 {
+				name = "-" + name
+			} else {
+				name = "--" + name
+			}
+			return &optionError{kind: errUnknownOption, msg: name + ": unknown option (see --help)"}
+		case flags.ErrUnknownGroup, flags.ErrUnknownCommand:
+			return &optionError{kind: errUnknownOption, msg: msg}
+		default:
+			return &optionError{kind: errInvalidValue, msg: msg}
+		}
+	}
+	var iniErr *flags.IniError
+	if errors.As(err, &iniErr) {
+		kind, msg := errInvalidValue, oneLine(iniErr.Message)
+		if strings.HasPrefix(msg, "unknown option") {
+			kind = errUnknownOption
+		} else if key := iniKeyAt(iniErr.File, iniErr.LineNumber); key != "" {
+			// go-flags does not say which option a bad value belongs to.
+			msg = key + ": " + msg
+		}
+		return &optionError{kind: kind,
+			msg: fmt.Sprintf("config file %s:%d: %s", iniErr.File, iniErr.LineNumber, msg)}
+	}
+	return &optionError{kind: errInvalidValue, msg: strings.ReplaceAll(err.Error(), "\n", " ")}
+}
+
+// iniKeyAt returns the option name on a line of a config file, or "".
+func iniKeyAt(file string, line uint) string {
+	b, err := os.ReadFile(file)
+	if err != nil || line < 1 {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	if line > uint(len(lines)) {
+		return ""
+	}
+	key, _, ok := strings.Cut(lines[line-1], "=")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(key)
+}
+
+// validate checks every option, resolves the network and fills the derived
+// fields. The first problem found is returned; its message starts with the
+// option name.
+func (cfg *config) validate() error {
+	if err := cfg.selectNetwork(); err != nil {
+		return err
+	}
+
+	// Paths: expand ~ and $VARS, then give each network its own folder so
+	// switching networks never mixes chain data.
+	cfg.DataDir = filepath.Join(cleanAndExpandPath(cfg.DataDir), cfg.netName)
+	cfg.LogDir = filepath.Join(cleanAndExpandPath(cfg.LogDir), cfg.netName)
+	for _, p := range []struct {
+		opt  string
+		path *string
+	}{{"--cpuprofile", &cfg.CPUProfile}, {"--memprofile", &cfg.MemProfile}} {
+		if *p.path == "" {
+			continue
+		}
+		*p.path = cleanAndExpandPath(*p.path)
+		// The heap profile is written at shutdown; a typo in its directory
+		// should fail now, not after hours of running.
+		if st, err := os.Stat(filepath.Dir(*p.path)); err != nil || !st.IsDir() {
+			return invalidf("%s: directory of %s does not exist", p.opt, *p.path)
+		}
+	}
+
+	lv, err := parseDebugLevels(cfg.DebugLevel)
+	if err != nil {
+		return err
+	}
+	cfg.debugLevels = lv
+
+	if cfg.Profile != "" {
+		addr, err := normalizeProfileAddr(cfg.Profile)
+		if err != nil {
+			return err
+		}
+		cfg.profileAddr = addr
+	}
+	if cfg.GoGC < 0 {
+		return invalidf("--gogc: must not be negative, got %d", cfg.GoGC)
+	}
+	if cfg.MemLimit > 1<<43 { // 8 EiB would overflow int64 bytes
+		return invalidf("--memlimit: %d MiB is too large", cfg.MemLimit)
+	}
+
+	if err := cfg.validateP2P(); err != nil {
+		return err
+	}
+	if err := cfg.validateRPC(); err != nil {
+		return err
+	}
+	if err := cfg.validateChain(); err != nil {
+		return err
+	}
+	if err := cfg.validateMempool(); err != nil {
+		return err
+	}
+	return cfg.validateNotify()
+}
+
+// selectNetwork applies the network flags, which are mutually exclusive.
+func (cfg *config) selectNetwork() error {
+	type choice struct {
+		set  bool
+		flag string
+		name string // chaincfg.ParamsForNetwork name
+		dir  string
+	}
+	choices := []choice{
+		{cfg.TestNet3, "--testnet", "test", "testnet3"},
+		{cfg.TestNet4, "--testnet4", "testnet4", "testnet4"},
+		{cfg.SigNet, "--signet", "signet", "signet"},
+		{cfg.RegressionTest, "--regtest", "regtest", "regtest"},
+	}
+	selected := choice{flag: "", name: "main", dir: "mainnet"}
+	var given []string
+	for _, c := range choices {
+		if c.set {
+			given = append(given, c.flag)
+			selected = c
+		}
+	}
+	if len(given) > 1 {
+		return conflictf("%s: the network options can not be used together (pick one)",
+			strings.Join(given, ", "))
+	}
+	params, err := chaincfg.ParamsForNetwork(selected.name)
+	if err != nil {
+		return invalidf("network %q: %v", selected.name, err)
+	}
+	cfg.netName = selected.dir
+
+	if len(cfg.TestActivationHeights) > 0 || len(cfg.VersionBitsParams) > 0 {
+		// Never modify the shared parameter set: clone it first.
+		params = params.Clone()
+	}
+	if len(cfg.TestActivationHeights) > 0 {
+		if !cfg.RegressionTest {
+			return conflictf("--testactivationheight: only allowed with --regtest")
+		}
+		for _, arg := range cfg.TestActivationHeights {
+			if err := params.SetTestActivationHeight(arg); err != nil {
+				return invalidf("--testactivationheight: %v", err)
+			}
+		}
+	}
+	if len(cfg.VersionBitsParams) > 0 {
+		if !cfg.RegressionTest {
+			return conflictf("--vbparams: only allowed with --regtest")
+		}
+		for _, arg := range cfg.VersionBitsParams {
+			if err := params.SetVersionBitsParams(arg); err != nil {
+				return invalidf("--vbparams: %v", err)
+			}
+		}
+	}
+	cfg.params = params
+	return nil
+}
+
+// appDataDir returns the platform's usual per-user directory for app, as
+// btcd does: ~/.btcd on Unix, ~/Library/Application Support/Btcd on macOS
+// and %LOCALAPPDATA%\Btcd on Windows.
+func appDataDir(app string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		home = "."
+	}
+	upper := strings.ToUpper(app[:1]) + app[1:]
+	switch runtime.GOOS {
+	case "windows":
+		if dir := os.Getenv("LOCALAPPDATA"); dir != "" {
+			return filepath.Join(dir, upper)
+		}
+		if dir := os.Getenv("APPDATA"); dir != "" {
+			return filepath.Join(dir, upper)
+		}
+		return filepath.Join(home, upper)
+	case "darwin", "ios":
+		return filepath.Join(home, "Library", "Application Support", upper)
+	case "plan9":
+		return filepath.Join(home, app)
+	default:
+		return filepath.Join(home, "."+app)
+	}
+}
+
+// cleanAndExpandPath expands a leading ~ and environment variables, then
+// cleans the result.
+func cleanAndExpandPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if path == "~" || strings.HasPrefix(path, "~/") || strings.HasPrefix(path, `~\`) {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = home + path[1:]
+		}
+	}
+	return filepath.Clean(os.ExpandEnv(path))
+}

@@ -1,0 +1,355 @@
+package node
+
+import (
+	"encoding/hex"
+	"math"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/btcnode/btcd/metrics"
+	"github.com/btcnode/btcd/wire"
+	"github.com/btcnode/btcd/zmq"
+)
+
+// validateP2P checks the peer-to-peer options and applies btcd's implied
+// settings (--connect and --proxy turn off listening unless --listen is
+// given; --connect turns off DNS seeding).
+func (cfg *config) validateP2P() error {
+	if cfg.DisableListen && len(cfg.Listeners) > 0 {
+		return conflictf("--listen: can not be used together with --nolisten")
+	}
+	if len(cfg.AddPeers) > 0 && len(cfg.ConnectPeers) > 0 {
+		return conflictf("--addpeer: can not be mixed with --connect")
+	}
+	if cfg.MaxPeers < 0 {
+		return invalidf("--maxpeers: must not be negative, got %d", cfg.MaxPeers)
+	}
+	if cfg.BanDuration < time.Second {
+		return invalidf("--banduration: must be at least 1s, got %v", cfg.BanDuration)
+	}
+
+	port := cfg.params.DefaultPort
+	var err error
+	if cfg.Listeners, err = normalizeAddresses("--listen", cfg.Listeners, port, true); err != nil {
+		return err
+	}
+	if cfg.ConnectPeers, err = normalizeAddresses("--connect", cfg.ConnectPeers, port, false); err != nil {
+		return err
+	}
+	if cfg.AddPeers, err = normalizeAddresses("--addpeer", cfg.AddPeers, port, false); err != nil {
+		return err
+	}
+	if cfg.ExternalIPs, err = normalizeAddresses("--externalip", cfg.ExternalIPs, port, false); err != nil {
+		return err
+	}
+	if err := checkHostPort("--proxy", cfg.Proxy); err != nil {
+		return err
+	}
+	if err := checkHostPort("--onion", cfg.OnionProxy); err != nil {
+		return err
+	}
+
+	cfg.whitelists = cfg.whitelists[:0]
+	for _, w := range cfg.Whitelists {
+		n, err := parseWhitelist(w)
+		if err != nil {
+			return err
+		}
+		cfg.whitelists = append(cfg.whitelists, n)
+	}
+
+	if (cfg.Proxy != "" || len(cfg.ConnectPeers) > 0) && len(cfg.Listeners) == 0 {
+		cfg.DisableListen = true
+	}
+	if len(cfg.ConnectPeers) > 0 {
+		cfg.DisableDNSSeed = true
+	}
+	if cfg.DisableListen {
+		cfg.Listeners = nil
+	} else if len(cfg.Listeners) == 0 {
+		cfg.Listeners = []string{net.JoinHostPort("", port)}
+	}
+	return nil
+}
+
+// validateRPC checks the RPC options and fills the default listener.
+func (cfg *config) validateRPC() error {
+	if (cfg.RPCUser == "") != (cfg.RPCPass == "") {
+		if cfg.RPCUser == "" {
+			return conflictf("--rpcpass: requires --rpcuser")
+		}
+		return conflictf("--rpcuser: requires --rpcpass")
+	}
+	var err error
+	cfg.RPCListeners, err = normalizeAddresses("--rpclisten", cfg.RPCListeners, cfg.params.RPCPort, true)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cfg.DisableRPC && len(cfg.RPCListeners) > 0:
+		return conflictf("--rpclisten: can not be used together with --norpc")
+	case cfg.DisableRPC:
+		cfg.RPCListeners = nil
+	case len(cfg.RPCListeners) == 0:
+		cfg.RPCListeners = []string{net.JoinHostPort("127.0.0.1", cfg.params.RPCPort)}
+	}
+	return nil
+}
+
+// validateChain checks the chain, cache and index options.
+func (cfg *config) validateChain() error {
+	switch cfg.AssumeValid {
+	case "":
+		cfg.assumeValidMode = assumeValidDefault
+	case "0":
+		cfg.assumeValidMode = assumeValidOff
+	default:
+		h, err := parseDisplayHash(cfg.AssumeValid)
+		if err != nil {
+			return invalidf("--assumevalid: %q is not 0 or a 64-digit block hash", cfg.AssumeValid)
+		}
+		cfg.assumeValid = h
+		cfg.assumeValidMode = assumeValidHash
+	}
+
+	ncpu := runtime.NumCPU()
+	switch {
+	case cfg.Par > maxScriptThreads:
+		return invalidf("--par: at most %d threads, got %d", maxScriptThreads, cfg.Par)
+	case cfg.Par > 0:
+		cfg.scriptThreads = cfg.Par
+	case cfg.Par == 0:
+		cfg.scriptThreads = ncpu
+	default:
+		cfg.scriptThreads = max(1, ncpu+cfg.Par)
+	}
+
+	if cfg.Prune != 0 {
+		if cfg.Prune < minPruneMiB {
+			return invalidf("--prune: minimum is %d MiB (0 disables), got %d", minPruneMiB, cfg.Prune)
+		}
+		if cfg.TxIndex {
+			return conflictf("--prune: can not be used together with --txindex")
+		}
+	}
+
+	for i, f := range cfg.LoadBlocks {
+		f = cleanAndExpandPath(f)
+		st, err := os.Stat(f)
+		if err != nil {
+			return invalidf("--loadblock: %v", err)
+		}
+		if st.IsDir() {
+			return invalidf("--loadblock: %s is a directory", f)
+		}
+		cfg.LoadBlocks[i] = f
+	}
+	return nil
+}
+
+// validateMempool checks the mempool and relay policy options.
+func (cfg *config) validateMempool() error {
+	fee := cfg.MinRelayTxFee
+	if math.IsNaN(fee) || math.IsInf(fee, 0) || fee < 0 || fee > 21e6 {
+		return invalidf("--minrelaytxfee: %v is not a fee rate in BTC/kvB", fee)
+	}
+	cfg.minRelayTxFeeSat = int64(math.Round(fee * 1e8))
+	if cfg.MaxMempool < minMaxMempoolMB {
+		return invalidf("--maxmempool: must be at least %d MB, got %d", minMaxMempoolMB, cfg.MaxMempool)
+	}
+	if cfg.MempoolExpiry < 1 {
+		return invalidf("--mempoolexpiry: must be at least 1 hour, got %d", cfg.MempoolExpiry)
+	}
+	if cfg.MempoolExpiry > math.MaxInt64/uint64(time.Hour) {
+		return invalidf("--mempoolexpiry: %d hours is too large", cfg.MempoolExpiry)
+	}
+	return nil
+}
+
+// validateNotify checks the index, ZMQ and metrics options. ZMQ addresses
+// are parsed here so a typo fails with the option's name before any
+// database is opened; binding them happens at start-up.
+func (cfg *config) validateNotify() error {
+	if cfg.PeerBlockFilters && !cfg.BlockFilterIndex {
+		return conflictf("--peerblockfilters: requires --blockfilterindex")
+	}
+	if cfg.BlockFilterIndex && cfg.Prune != 0 {
+		// The index is built from blocks and their undo data, which
+		// pruning deletes; pruning does not yet wait for the index.
+		return conflictf("--blockfilterindex: can not be used together with --prune")
+	}
+	zc := cfg.zmqConfig()
+	for _, o := range []struct {
+		name  string
+		addrs []string
+		hwm   int
+	}{
+		{"zmqpubhashblock", zc.PubHashBlock, zc.PubHashBlockHWM},
+		{"zmqpubhashtx", zc.PubHashTx, zc.PubHashTxHWM},
+		{"zmqpubrawblock", zc.PubRawBlock, zc.PubRawBlockHWM},
+		{"zmqpubrawtx", zc.PubRawTx, zc.PubRawTxHWM},
+		{"zmqpubsequence", zc.PubSequence, zc.PubSequenceHWM},
+	} {
+		if o.hwm < 0 {
+			return invalidf("--%shwm: must not be negative, got %d", o.name, o.hwm)
+		}
+		for _, a := range o.addrs {
+			if _, _, _, err := zmq.ParseAddress(o.name, a); err != nil {
+				return invalidf("--%s: %v", o.name, err)
+			}
+		}
+	}
+	if cfg.Metrics != "" {
+		addr, err := metrics.NormalizeAddr(cfg.Metrics)
+		if err != nil {
+			return invalidf("--metrics: %v", err)
+		}
+		cfg.metricsAddr = addr
+	}
+	return nil
+}
+
+// zmqConfig returns the ZMQ publisher options in the zmq package's shape.
+func (cfg *config) zmqConfig() zmq.Config {
+	return zmq.Config{
+		PubHashBlock:    cfg.ZMQPubHashBlock,
+		PubHashTx:       cfg.ZMQPubHashTx,
+		PubRawBlock:     cfg.ZMQPubRawBlock,
+		PubRawTx:        cfg.ZMQPubRawTx,
+		PubSequence:     cfg.ZMQPubSequence,
+		PubHashBlockHWM: cfg.ZMQPubHashBlockHWM,
+		PubHashTxHWM:    cfg.ZMQPubHashTxHWM,
+		PubRawBlockHWM:  cfg.ZMQPubRawBlockHWM,
+		PubRawTxHWM:     cfg.ZMQPubRawTxHWM,
+		PubSequenceHWM:  cfg.ZMQPubSequenceHWM,
+	}
+}
+
+// normalizeAddresses adds defaultPort to addresses without one, checks the
+// port and drops duplicates. An empty host (":8333", meaning all
+// interfaces) is only allowed when listening.
+func normalizeAddresses(opt string, addrs []string, defaultPort string, listen bool) ([]string, error) {
+	if len(addrs) == 0 {
+		return addrs, nil
+	}
+	seen := make(map[string]struct{}, len(addrs))
+	out := addrs[:0:0]
+	for _, a := range addrs {
+		n, err := normalizeAddress(opt, a, defaultPort, listen)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := seen[n]; dup {
+			continue
+		}
+		seen[n] = struct{}{}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func normalizeAddress(opt, addr, defaultPort string, listen bool) (string, error) {
+	a := strings.TrimSpace(addr)
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		// No port: a bare host name, IPv4, IPv6 or [IPv6].
+		host, port = a, defaultPort
+		if strings.HasPrefix(a, "[") && strings.HasSuffix(a, "]") {
+			host = a[1 : len(a)-1]
+		}
+		if strings.ContainsAny(host, "[]") || (strings.Contains(host, ":") && net.ParseIP(host) == nil) {
+			return "", invalidf("%s: %q is not a valid address", opt, addr)
+		}
+	}
+	if host == "" && !listen {
+		return "", invalidf("%s: %q has no host", opt, addr)
+	}
+	if strings.ContainsAny(host, " /\\") {
+		return "", invalidf("%s: %q is not a valid address", opt, addr)
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || (p == 0 && !listen) {
+		return "", invalidf("%s: %q has an invalid port", opt, addr)
+	}
+	return net.JoinHostPort(host, strconv.FormatUint(p, 10)), nil
+}
+
+// checkHostPort validates an optional host:port option such as --proxy.
+func checkHostPort(opt, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return invalidf("%s: %q is not host:port", opt, addr)
+	}
+	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
+		return invalidf("%s: %q has an invalid port", opt, addr)
+	}
+	return nil
+}
+
+// parseWhitelist accepts an IP or a CIDR network.
+func parseWhitelist(s string) (*net.IPNet, error) {
+	if strings.Contains(s, "/") {
+		_, n, err := net.ParseCIDR(s)
+		if err != nil {
+			return nil, invalidf("--whitelist: %q is not a valid IP network", s)
+		}
+		return n, nil
+	}
+	ip := net.ParseIP(s)
+	if ip == nil {
+		return nil, invalidf("--whitelist: %q is not a valid IP address or network", s)
+	}
+	bits := 128
+	if v4 := ip.To4(); v4 != nil {
+		ip, bits = v4, 32
+	}
+	return &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)}, nil
+}
+
+// normalizeProfileAddr turns a --profile value into a listen address: a bare
+// port or ":port" is served on 127.0.0.1 so profiling data is never exposed
+// by accident; host:port is used as given.
+func normalizeProfileAddr(s string) (string, error) {
+	host, port := "127.0.0.1", s
+	if strings.Contains(s, ":") {
+		h, p, err := net.SplitHostPort(s)
+		if err != nil {
+			return "", invalidf("--profile: %q is not a port or host:port", s)
+		}
+		port = p
+		if h != "" {
+			host = h
+		}
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || p == 0 {
+		return "", invalidf("--profile: %q has an invalid port (want 1-65535)", s)
+	}
+	return net.JoinHostPort(host, strconv.FormatUint(p, 10)), nil
+}
+
+// parseDisplayHash parses a block hash in the reversed hex form Bitcoin
+// displays. Unlike wire.NewHashFromStr it insists on all 64 digits: a
+// shortened hash on the command line is a typo, not a small number.
+func parseDisplayHash(s string) (wire.Hash, error) {
+	if len(s) != 2*wire.HashSize {
+		return wire.Hash{}, hex.ErrLength
+	}
+	return wire.NewHashFromStr(s)
+}
+
+// isLoopbackHost reports whether host names only the local machine.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,53 @@
+// Command btcd is a Bitcoin full node daemon.
+//
+// The root package owns the process: option parsing (command line plus
+// btcd.conf, see sample.conf), per-subsystem logging to stdout and a
+// rotating file, signal handling and clean shutdown, profiling hooks, and
+// the server that ties the node's packages together. Consensus, storage,
+// networking and RPC live in their own packages; this package only wires
+// them up.
+//
+// Usage:
+//
+//	btcd [OPTIONS]
+//
+// Run btcd --help for the options. Common ones:
+//
+//	--regtest, --testnet, --testnet4, --signet   pick a network (default mainnet)
+//	--datadir, --logdir                          where data and logs go
+//	--debuglevel=info,PEER=debug                 log levels; --debuglevel=show lists subsystems
+//	--connect, --addpeer, --listen               peer connections
+//	--rpclisten, --rpcuser, --rpcpass            JSON-RPC server
+//
+// SIGINT or SIGTERM starts a clean shutdown; a second signal exits at once
+// with status 1.
+//
+// # Server wiring (server.go)
+//
+// newServer opens, in the per-network data directory, the block store, the
+// chainstate with its UTXO cache (--utxocachemaxsize), the chain
+// (--assumevalid, --par, --sigcachemaxsize, --txindex, --prune), the
+// mempool (its ChainView and script seam are adapters over the chain and
+// txscript with the shared signature cache; mempool.dat with
+// --persistmempool; chain notifications drive BlockConnected and
+// BlockDisconnected), the ban and address managers, the connection
+// manager, the sync manager (peer/netsync) and the RPC server, whose
+// backend functions are adapters in rpcadapter.go and mining.go
+// (generatetoaddress and generateblock on regtest). --loadblock and
+// --reindex import blk files through the database's block file reader
+// (blockimport.go). Stop shuts down RPC, peers and sync, then flushes the
+// chain, saves the mempool, the peers and the bans and closes the
+// databases.
+//
+// # Optional indexes, notifications and metrics
+//
+// filterwire.go runs the BIP158 filter index (--blockfilterindex) from one
+// worker goroutine that catches up on every tip change, serves it to peers
+// (--peerblockfilters, through netsync.Config.Filters) and to
+// getblockfilter. zmqwire.go publishes bitcoind's ZMQ topics (--zmqpub*)
+// from chain notifications and the mempool's OnAccept/OnRemove hooks and
+// adds getzmqnotifications. metricswire.go serves Prometheus metrics
+// (--metrics) and installs the recording hooks; each subsystem is nil when
+// its options are unset, and the hooks are then no-ops. See
+// docs/architecture.md for where they attach to the block path.
+package node

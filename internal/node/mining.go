@@ -1,0 +1,213 @@
+package node
+
+import (
+	"errors"
+	"time"
+
+	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/chaincfg"
+	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/rpc"
+	"github.com/btcnode/btcd/wire"
+)
+
+// defaultMaxTries is generatetoaddress's default nonce budget per block.
+const defaultMaxTries = 1_000_000
+
+func (s *server) miningBackend() *rpc.MiningBackend {
+	mb := &rpc.MiningBackend{
+		SubmitBlock: func(block *wire.MsgBlock) (string, error) {
+			return s.chain.SubmitBlock(block)
+		},
+		BlockTemplate: s.getBlockTemplate,
+		MiningInfo:    s.miningInfo,
+		NetworkHashPS: s.networkHashPS,
+		SubmitHeader: func(h *wire.BlockHeader) error {
+			_, _, err := s.chain.ProcessHeaders([]wire.BlockHeader{*h})
+			return err
+		},
+	}
+	if s.cfg.netName == "regtest" {
+		mb.Generate = func(n int64, script []byte, maxTries uint64) ([]wire.Hash, error) {
+			return s.generate(int(n), script, maxTries, nil, true)
+		}
+		mb.GenerateBlock = func(script []byte, txs []*wire.MsgTx, submit bool) (wire.Hash, []byte, error) {
+			if txs == nil {
+				txs = []*wire.MsgTx{}
+			}
+			blk, err := s.buildBlock(script, txs)
+			if err != nil {
+				return wire.Hash{}, nil, err
+			}
+			if !solveBlock(&blk.Header, defaultMaxTries*100) {
+				return wire.Hash{}, nil, rpc.NewError(rpc.ErrMisc, "Failed to make block.")
+			}
+			hash := blk.BlockHash()
+			if !submit {
+				return hash, blk.Bytes(), nil
+			}
+			if err := s.submitMined(blk); err != nil {
+				return wire.Hash{}, nil, err
+			}
+			return hash, nil, nil
+		}
+	}
+	return mb
+}
+
+// generate mines n blocks paying to script on top of the tip, each holding
+// the mempool's best transactions (or exactly txs when not nil).
+func (s *server) generate(n int, script []byte, maxTries uint64, txs []*wire.MsgTx, useMempool bool) ([]wire.Hash, error) {
+	if maxTries == 0 {
+		maxTries = defaultMaxTries
+	}
+	var out []wire.Hash
+	for i := 0; i < n; i++ {
+		blk, err := s.buildBlock(script, txs)
+		if err != nil {
+			return out, err
+		}
+		if !solveBlock(&blk.Header, maxTries) {
+			break
+		}
+		if err := s.submitMined(blk); err != nil {
+			return out, err
+		}
+		out = append(out, blk.BlockHash())
+	}
+	return out, nil
+}
+
+func (s *server) submitMined(blk *wire.MsgBlock) error {
+	res, err := s.processBlock(blk)
+	if err != nil {
+		var re *blockchain.RuleError
+		if errors.As(err, &re) {
+			return rpc.Errorf(rpc.ErrVerify, "ProcessNewBlock, block not accepted: %s", re.Reason)
+		}
+		return err
+	}
+	if !res.MainChain {
+		return rpc.NewError(rpc.ErrVerify, "ProcessNewBlock, block not accepted")
+	}
+	return nil
+}
+
+// buildBlock assembles a block template on the tip: the coinbase (BIP34
+// height, subsidy plus fees, witness commitment) and either txs or the
+// mempool's selection.
+func (s *server) buildBlock(script []byte, txs []*wire.MsgTx) (*wire.MsgBlock, error) {
+	s.miningMu.Lock()
+	defer s.miningMu.Unlock()
+	tip := s.chain.BestSnapshot()
+	height := tip.Height + 1
+	var fees int64
+	if txs == nil {
+		t := s.pool.SelectTransactions(mempool.TemplateOptions{})
+		txs = t.Txs
+		fees = t.TotalFees
+	} else {
+		for _, tx := range txs {
+			fee, err := s.txFee(tx, txs)
+			if err != nil {
+				return nil, err
+			}
+			fees += fee
+		}
+	}
+	ts := uint32(max(time.Now().Unix(), tip.MedianTime+1))
+	sig := blockchain.AppendHeightScript(nil, height)
+	// An extra nonce keeps coinbases of equal height on different
+	// branches distinct.
+	en := uint32(time.Now().UnixNano())
+	sig = append(sig, 4, byte(en), byte(en>>8), byte(en>>16), byte(en>>24))
+	cb := &wire.MsgTx{
+		Version: 2,
+		TxIn: []wire.TxIn{{
+			PreviousOutPoint: wire.OutPoint{Index: wire.MaxPrevOutIndex},
+			SignatureScript:  sig,
+			Sequence:         wire.MaxTxInSequenceNum,
+			Witness:          [][]byte{make([]byte, 32)},
+		}},
+		TxOut: []wire.TxOut{{
+			Value:    blockchain.CalcBlockSubsidy(height, s.cfg.params.SubsidyHalvingInterval) + fees,
+			PkScript: append([]byte(nil), script...),
+		}},
+	}
+	blk := &wire.MsgBlock{
+		Header: wire.BlockHeader{
+			Version:   0x20000000,
+			PrevBlock: tip.Hash,
+			Timestamp: ts,
+			Bits:      s.chain.CalcNextRequiredBits(int64(ts)),
+		},
+		Transactions: append([]*wire.MsgTx{cb}, txs...),
+	}
+	root := blk.WitnessMerkleRoot()
+	commit := blockchain.WitnessCommitment(&root, cb.TxIn[0].Witness[0])
+	cb.TxOut = append(cb.TxOut, wire.TxOut{PkScript: blockchain.AppendWitnessCommitmentScript(nil, &commit)})
+	blk.ClearHashCache()
+	blk.Header.MerkleRoot, _ = blk.MerkleRoot()
+	return blk, nil
+}
+
+// txFee computes the fee of tx from the UTXO set and earlier txs of the
+// same block (generateblock).
+func (s *server) txFee(tx *wire.MsgTx, block []*wire.MsgTx) (int64, error) {
+	var in, out int64
+	for i := range tx.TxIn {
+		op := tx.TxIn[i].PreviousOutPoint
+		if e, ok, _ := s.chain.FetchUtxo(op); ok {
+			in += e.Amount
+			continue
+		}
+		found := false
+		for _, t := range block {
+			if t.TxHash() == op.Hash && int(op.Index) < len(t.TxOut) {
+				in += t.TxOut[op.Index].Value
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, rpc.Errorf(rpc.ErrVerify, "TestBlockValidity failed: bad-txns-inputs-missingorspent")
+		}
+	}
+	for i := range tx.TxOut {
+		out += tx.TxOut[i].Value
+	}
+	return in - out, nil
+}
+
+// solveBlock grinds the nonce until the header's hash meets its target,
+// trying at most maxTries nonces.
+func solveBlock(h *wire.BlockHeader, maxTries uint64) bool {
+	var target [32]byte // big-endian
+	t := chaincfg.CompactToBig(h.Bits)
+	if t.Sign() <= 0 || t.BitLen() > 256 {
+		return false
+	}
+	t.FillBytes(target[:])
+	for i := uint64(0); i < maxTries; i++ {
+		h.Nonce = uint32(i)
+		hash := h.BlockHash()
+		if hashMeetsTarget(&hash, &target) {
+			return true
+		}
+		if h.Nonce == ^uint32(0) {
+			h.Timestamp++
+		}
+	}
+	return false
+}
+
+// hashMeetsTarget compares a little-endian hash with a big-endian target.
+func hashMeetsTarget(hash *wire.Hash, target *[32]byte) bool {
+	for i := 0; i < 32; i++ {
+		a, b := hash[31-i], target[i]
+		if a != b {
+			return a < b
+		}
+	}
+	return true
+}

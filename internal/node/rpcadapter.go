@@ -1,0 +1,744 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/rpc"
+	"github.com/btcnode/btcd/wire"
+	"github.com/btcsuite/btclog"
+	"github.com/syndtr/goleveldb/leveldb"
+)
+
+// rpcNetParams maps the network to the RPC package's address encoding.
+func rpcNetParams(netName string) rpc.NetParams {
+	switch netName {
+	case "testnet3":
+		return rpc.TestNet3Params
+	case "testnet4":
+		return rpc.TestNet4Params
+	case "signet":
+		return rpc.SigNetParams
+	case "regtest":
+		return rpc.RegTestParams
+	}
+	return rpc.MainNetParams
+}
+
+// newRPCServer builds the RPC server with its backend adapters over the
+// chain, the mempool and the peers.
+func (s *server) newRPCServer() (*rpc.Server, error) {
+	cfg := s.cfg
+	backend := rpc.Backend{
+		Chain:   s.chainBackend(),
+		Mempool: s.mempoolBackend(),
+		Mining:  s.miningBackend(),
+		Net:     s.netBackend(),
+	}
+	s.extendRPCBackend(&backend) // filterwire.go, metricswire.go
+	backend.Mining.SubmitHeader = s.submitHeader
+	if backend.Mining.GenerateBlock != nil {
+		backend.Mining.GenerateBlock = s.generateBlockChecked // rpcadapter_gbt.go
+	}
+	return rpc.New(rpc.Config{
+		Listeners:   cfg.RPCListeners,
+		DefaultPort: cfg.params.RPCPort,
+		User:        cfg.RPCUser,
+		Pass:        cfg.RPCPass,
+		DataDir:     cfg.DataDir,
+		Net:         rpcNetParams(cfg.netName),
+		Backend:     backend,
+		Shutdown:    requestShutdown,
+		Logging: &rpc.LoggingControl{
+			Levels: func() map[string]string {
+				out := make(map[string]string, len(subsystemLoggers))
+				for tag, l := range subsystemLoggers {
+					out[tag] = levelName(l.Level())
+				}
+				return out
+			},
+			SetLevel: func(sub, level string) error {
+				l, ok := subsystemLoggers[strings.ToUpper(sub)]
+				if !ok {
+					return fmt.Errorf("unknown logging category %s", sub)
+				}
+				lv, ok := btclog.LevelFromString(level)
+				if !ok {
+					return fmt.Errorf("unknown level %s", level)
+				}
+				l.SetLevel(lv)
+				return nil
+			},
+		},
+		LogPath:   cfg.LogDir,
+		StartTime: s.startTime,
+		OnCall:    s.rpcOnCall(), // metricswire.go
+		REST:      cfg.REST,
+	})
+}
+
+// levelName spells a btclog level as the logging RPC expects it.
+func levelName(l btclog.Level) string {
+	switch l {
+	case btclog.LevelTrace:
+		return "trace"
+	case btclog.LevelDebug:
+		return "debug"
+	case btclog.LevelInfo:
+		return "info"
+	case btclog.LevelWarn:
+		return "warn"
+	case btclog.LevelError:
+		return "error"
+	case btclog.LevelCritical:
+		return "critical"
+	}
+	return "off"
+}
+
+func (s *server) chainBackend() *rpc.ChainBackend {
+	c := s.chain
+	return &rpc.ChainBackend{
+		BestBlock: func() (wire.Hash, int32, error) {
+			b := c.BestSnapshot()
+			return b.Hash, b.Height, nil
+		},
+		BlockHash: func(height int32) (wire.Hash, error) {
+			h, ok := c.BlockHashByHeight(height)
+			if !ok {
+				return wire.Hash{}, rpc.ErrBlockHeightOutOfRange
+			}
+			return h, nil
+		},
+		BlockHeader: func(hash wire.Hash) (*wire.BlockHeader, *rpc.BlockHeaderInfo, error) {
+			st, ok := c.LookupBlock(&hash)
+			if !ok {
+				return nil, nil, rpc.ErrBlockNotFound
+			}
+			return &st.Header, s.headerInfo(&st), nil
+		},
+		Block: func(hash wire.Hash) (*wire.MsgBlock, error) {
+			st, ok := c.LookupBlock(&hash)
+			if !ok {
+				return nil, rpc.ErrBlockNotFound
+			}
+			if !st.HaveData {
+				return nil, rpc.NewError(rpc.ErrMisc, "Block not available (not fully downloaded)")
+			}
+			return c.BlockByHash(&hash)
+		},
+		BlockchainInfo: func() (*rpc.BlockchainInfo, error) {
+			b := c.BestSnapshot()
+			_, hdr := c.BestHeader()
+			progress := 1.0
+			if hdr > 0 && b.Height < hdr {
+				progress = float64(b.Height) / float64(hdr)
+			}
+			var tm int64
+			if h, _, ok := c.HeaderByHash(&b.Hash); ok {
+				tm = int64(h.Timestamp)
+			}
+			info := &rpc.BlockchainInfo{
+				Chain:                s.cfg.params.Name,
+				Blocks:               b.Height,
+				Headers:              hdr,
+				BestBlockHash:        b.Hash.String(),
+				Bits:                 rpc.BitsHex(b.Bits),
+				Target:               rpc.TargetHex(b.Bits),
+				Difficulty:           rpc.GetDifficulty(b.Bits),
+				Time:                 tm,
+				MedianTime:           b.MedianTime,
+				VerificationProgress: rpc.Float(progress),
+				InitialBlockDownload: !c.IsCurrent(),
+				ChainWork:            b.ChainWork.String(),
+				SizeOnDisk:           uint64(s.bdb.DiskUsage()),
+				Pruned:               c.Pruned(),
+				Warnings:             []string{},
+			}
+			if c.Pruned() {
+				ph, auto, target := c.PruneHeight(), true, c.PruneTarget()
+				info.PruneHeight, info.AutomaticPruning, info.PruneTargetSize = &ph, &auto, &target
+			}
+			return info, nil
+		},
+		ChainTips: func() ([]rpc.ChainTip, error) {
+			tips := c.ChainTips()
+			out := make([]rpc.ChainTip, len(tips))
+			for i, t := range tips {
+				out[i] = rpc.ChainTip{Height: t.Height, Hash: t.Hash.String(), BranchLen: t.BranchLen, Status: t.Status}
+			}
+			sort.Slice(out, func(i, j int) bool { return out[i].Height > out[j].Height })
+			return out, nil
+		},
+		TxOut: func(op wire.OutPoint, includeMempool bool) (*rpc.TxOutInfo, error) {
+			b := c.BestSnapshot()
+			if includeMempool {
+				if _, spent := s.pool.SpentBy(op); spent {
+					return nil, nil
+				}
+				if out, ok := s.pool.FetchOutput(op); ok {
+					return &rpc.TxOutInfo{BestBlock: b.Hash, Confirmations: 0, Value: out.Value, PkScript: out.PkScript}, nil
+				}
+			}
+			e, ok, err := c.FetchUtxo(op)
+			if err != nil || !ok {
+				return nil, err
+			}
+			return &rpc.TxOutInfo{BestBlock: b.Hash, Confirmations: int64(b.Height-e.Height) + 1,
+				Value: e.Amount, PkScript: e.PkScript, Coinbase: e.IsCoinBase}, nil
+		},
+		TxOutSetInfo: func(hashType string) (*rpc.TxOutSetInfo, error) {
+			var kinds database.UtxoHashKind
+			switch hashType {
+			case "hash_serialized_3":
+				kinds = database.HashSerialized3
+			case "muhash":
+				kinds = database.HashMuHash
+			case "none":
+			default:
+				return nil, rpc.Errorf(rpc.ErrInvalidParam, "%s is not a valid hash_type", hashType)
+			}
+			// Like Core, flush first and scan the stored set. A block
+			// connected meanwhile may start a background multi-batch
+			// flush; a scan that lands between its batches is retried
+			// after the next synchronous flush (which waits for it).
+			var st database.UtxoSetInfo
+			var err error
+			for range 3 {
+				if err = c.Flush(); err != nil {
+					return nil, err
+				}
+				st, err = s.cs.HashUtxoSet(kinds)
+				if !errors.Is(err, database.ErrFlushInProgress) {
+					break
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			txs, disk := int64(st.Txs), st.DiskBytes
+			var ls leveldb.DBStats
+			if s.cs.LevelDBStats(&ls) == nil && ls.LevelSizes.Sum() > 0 {
+				// Like Core, the table files' size (the kv byte
+				// count is only the fallback).
+				disk = ls.LevelSizes.Sum()
+			}
+			info := &rpc.TxOutSetInfo{
+				Height:       st.Best.Height,
+				BestBlock:    st.Best.Hash.String(),
+				TxOuts:       int64(st.Outputs),
+				BogoSize:     int64(st.BogoSize),
+				Transactions: &txs,
+				DiskSize:     &disk,
+				TotalAmount:  rpc.FormatBTC(st.TotalAmount),
+			}
+			switch kinds {
+			case database.HashSerialized3:
+				info.HashSerialized3 = st.HashSerialized3.String()
+			case database.HashMuHash:
+				info.MuHash = st.MuHash.String()
+			}
+			return info, nil
+		},
+		PruneBlockchain: s.pruneBlockchain,
+		PreciousBlock: func(hash wire.Hash) error {
+			return rpcChainErr(c.PreciousBlock(&hash))
+		},
+		InvalidateBlock: func(hash wire.Hash) error {
+			return rpcChainErr(c.InvalidateBlock(&hash))
+		},
+		ReconsiderBlock: func(hash wire.Hash) error {
+			return rpcChainErr(c.ReconsiderBlock(&hash))
+		},
+		Transaction:      s.lookupTransaction,
+		BlockPrevOuts:    s.blockPrevOuts,
+		BlockStats:       s.blockStats,
+		ChainTxStats:     s.chainTxStats,
+		TxOutProof:       s.txOutProof,
+		VerifyTxOutProof: s.verifyTxOutProof,
+		VerifyChain:      s.verifyChain,
+		DeploymentInfo:   s.deploymentInfo,
+		TxPrevOuts:       s.txPrevOuts,
+		IndexInfo:        s.indexInfo,
+	}
+}
+
+func rpcChainErr(err error) error {
+	var re *blockchain.RuleError
+	if errors.As(err, &re) && errors.Is(err, blockchain.ErrPrevBlockNotFound) {
+		return rpc.ErrBlockNotFound
+	}
+	return err
+}
+
+// headerInfo fills the index data of a block for getblock/getblockheader.
+func (s *server) headerInfo(st *blockchain.BlockStatus) *rpc.BlockHeaderInfo {
+	info := &rpc.BlockHeaderInfo{
+		Height:        st.Height,
+		Confirmations: -1,
+		MedianTime:    st.MedianTime,
+		ChainWork:     st.ChainWork.String(),
+		NTx:           int(st.NumTx),
+	}
+	if st.MainChain {
+		tip := s.chain.BestSnapshot()
+		info.Confirmations = int64(tip.Height-st.Height) + 1
+		if next, ok := s.chain.BlockHashByHeight(st.Height + 1); ok {
+			info.NextHash = next.String()
+		}
+	}
+	return info
+}
+
+// lookupTransaction finds a transaction in the mempool or in a named
+// block, or with --txindex in the main chain.
+func (s *server) lookupTransaction(txid wire.Hash, blockHash *wire.Hash) (*rpc.TxLookup, error) {
+	if blockHash == nil {
+		if e, ok := s.pool.Get(txid); ok {
+			return &rpc.TxLookup{Tx: e.Tx}, nil
+		}
+		if !s.cfg.TxIndex {
+			return nil, rpc.NewError(rpc.ErrInvalidAddress,
+				"No such mempool transaction. Use -txindex or provide a block hash to enable blockchain transaction queries. Use gettransaction for wallet transactions.")
+		}
+		tx, bh, height, err := s.chain.TxByID(&txid)
+		if err != nil {
+			return nil, rpc.ErrTxNotFound
+		}
+		l := &rpc.TxLookup{Tx: tx, BlockHash: &bh,
+			Confirmations: int64(s.chain.BestSnapshot().Height-height) + 1}
+		if h, _, ok := s.chain.HeaderByHash(&bh); ok {
+			l.BlockTime = int64(h.Timestamp)
+		}
+		return l, nil
+	}
+	return s.txFromBlock(txid, blockHash)
+}
+
+// txFromBlock finds txid in a stored block.
+func (s *server) txFromBlock(txid wire.Hash, blockHash *wire.Hash) (*rpc.TxLookup, error) {
+	st, ok := s.chain.LookupBlock(blockHash)
+	if !ok {
+		return nil, rpc.NewError(rpc.ErrInvalidAddress, "Block hash not found")
+	}
+	blk, err := s.chain.BlockByHash(blockHash)
+	if err != nil {
+		return nil, rpc.NewError(rpc.ErrMisc, "Block not available")
+	}
+	inActive := st.MainChain
+	for i, h := range blk.TxHashes() {
+		if h != txid {
+			continue
+		}
+		l := &rpc.TxLookup{Tx: blk.Transactions[i], BlockHash: blockHash, BlockTime: int64(blk.Header.Timestamp), InActiveChain: &inActive}
+		if st.MainChain {
+			l.Confirmations = int64(s.chain.BestSnapshot().Height-st.Height) + 1
+		}
+		return l, nil
+	}
+	return nil, rpc.NewError(rpc.ErrInvalidAddress, "No such transaction found in the provided block. Use gettransaction for wallet transactions.")
+}
+
+func (s *server) mempoolBackend() *rpc.MempoolBackend {
+	p := s.pool
+	return &rpc.MempoolBackend{
+		Info: func() (*rpc.MempoolInfo, error) {
+			in := p.Info()
+			return &rpc.MempoolInfo{
+				Loaded:              true,
+				Size:                int64(in.Size),
+				Bytes:               in.Bytes,
+				Usage:               in.Usage,
+				TotalFee:            rpc.FormatBTC(in.TotalFee),
+				MaxMempool:          in.MaxMempool,
+				MempoolMinFee:       rpc.FormatBTC(int64(in.MempoolMinFee)),
+				MinRelayTxFee:       rpc.FormatBTC(int64(in.MinRelayTxFee)),
+				IncrementalRelayFee: rpc.FormatBTC(int64(in.IncrementalRelayFee)),
+				FullRBF:             in.FullRBF,
+			}, nil
+		},
+		TxIDs: func() ([]wire.Hash, uint64, error) {
+			return p.TxIDs(), p.Sequence(), nil
+		},
+		SpentBy: func(op wire.OutPoint) (wire.Hash, bool, error) {
+			if e, ok := p.SpentBy(op); ok {
+				return e.TxID, true, nil
+			}
+			return wire.Hash{}, false, nil
+		},
+		Save: func() (string, error) {
+			path := filepath.Join(s.cfg.DataDir, mempoolFile)
+			if err := p.SaveFile(path); err != nil {
+				return "", rpc.NewError(rpc.ErrMisc, "Unable to dump mempool to disk")
+			}
+			return path, nil
+		},
+		Entry: func(txid wire.Hash) (*rpc.MempoolEntry, error) {
+			e, ok := p.Get(txid)
+			if !ok {
+				return nil, rpc.ErrNotInMempool
+			}
+			return s.mempoolEntry(e), nil
+		},
+		Ancestors: func(txid wire.Hash) ([]wire.Hash, error) {
+			es, ok := p.Ancestors(txid)
+			if !ok {
+				return nil, rpc.ErrNotInMempool
+			}
+			return entryIDs(es), nil
+		},
+		Descendants: func(txid wire.Hash) ([]wire.Hash, error) {
+			es, ok := p.Descendants(txid)
+			if !ok {
+				return nil, rpc.ErrNotInMempool
+			}
+			return entryIDs(es), nil
+		},
+		Send: func(tx *wire.MsgTx, maxFeeRate int64) (wire.Hash, error) {
+			txid := tx.TxHash()
+			if p.Has(txid) {
+				return txid, nil
+			}
+			if _, ok, _ := s.chain.FetchUtxo(wire.OutPoint{Hash: txid, Index: 0}); ok {
+				return wire.Hash{}, rpc.NewError(rpc.ErrVerifyExists, "Transaction outputs already in utxo set")
+			}
+			_, err := p.AcceptTransaction(tx, mempool.AcceptOptions{MaxFeeRate: mempool.FeeRate(maxFeeRate)})
+			if err != nil {
+				return wire.Hash{}, mempoolRPCError(err)
+			}
+			return txid, nil
+		},
+		TestAccept: func(txs []*wire.MsgTx, maxFeeRate int64) ([]rpc.MempoolAcceptResult, error) {
+			out := make([]rpc.MempoolAcceptResult, len(txs))
+			for i, tx := range txs {
+				r := rpc.MempoolAcceptResult{TxID: tx.TxHash().String(), WTxID: tx.WitnessHash().String()}
+				res, err := p.AcceptTransaction(tx, mempool.AcceptOptions{TestOnly: true, MaxFeeRate: mempool.FeeRate(maxFeeRate)})
+				allowed := err == nil
+				r.Allowed = &allowed
+				if err != nil {
+					var re *mempool.RejectError
+					if mempool.IsMissingInputs(err) {
+						// Core's testmempoolaccept words TX_MISSING_INPUTS so.
+						r.RejectReason = "missing-inputs"
+					} else if errors.As(err, &re) {
+						r.RejectReason = re.Reason
+					} else {
+						r.RejectReason = err.Error()
+					}
+				} else {
+					r.VSize = res.VSize
+					r.Fees = &rpc.MempoolAcceptFees{
+						Base:              rpc.FormatBTC(res.Fee),
+						EffectiveFeeRate:  rpc.FormatBTC(int64(mempool.NewFeeRate(res.Fee, res.VSize))),
+						EffectiveIncludes: []string{r.WTxID},
+					}
+				}
+				out[i] = r
+			}
+			return out, nil
+		},
+		EstimateSmartFee: func(target int64, mode string) (*rpc.EstimateSmartFeeResult, error) {
+			rate, blocks := p.EstimateSmartFee(int(target), mode == "conservative")
+			if rate <= 0 {
+				return &rpc.EstimateSmartFeeResult{Errors: []string{"Insufficient data or no feerate found"}, Blocks: int64(blocks)}, nil
+			}
+			return &rpc.EstimateSmartFeeResult{FeeRate: rpc.FormatBTC(int64(rate)), Blocks: int64(blocks)}, nil
+		},
+	}
+}
+
+func entryIDs(es []*mempool.Entry) []wire.Hash {
+	out := make([]wire.Hash, len(es))
+	for i, e := range es {
+		out[i] = e.TxID
+	}
+	return out
+}
+
+// mempoolRPCError maps a rejection to bitcoind's error codes.
+func mempoolRPCError(err error) error {
+	var re *mempool.RejectError
+	if !errors.As(err, &re) {
+		return err
+	}
+	switch {
+	case mempool.IsMissingInputs(err):
+		return rpc.NewError(rpc.ErrVerify, "bad-txns-inputs-missingorspent")
+	case re.Reason == "txn-already-known" || re.Reason == "txn-already-in-mempool":
+		return rpc.NewError(rpc.ErrVerifyExists, re.Reason)
+	}
+	return rpc.NewError(rpc.ErrVerifyRejected, re.Error())
+}
+
+func (s *server) mempoolEntry(e *mempool.Entry) *rpc.MempoolEntry {
+	parents, children, _ := s.pool.Relatives(e.TxID)
+	hs := func(l []wire.Hash) []string {
+		out := make([]string, len(l))
+		for i, h := range l {
+			out[i] = h.String()
+		}
+		return out
+	}
+	return &rpc.MempoolEntry{
+		VSize:           e.VSize,
+		Weight:          e.Weight,
+		Time:            e.Time.Unix(),
+		Height:          e.Height,
+		DescendantCount: e.DescCount,
+		DescendantSize:  e.DescSize,
+		AncestorCount:   e.AncCount,
+		AncestorSize:    e.AncSize,
+		WTxID:           e.WTxID.String(),
+		Fees: rpc.MempoolFees{
+			Base: rpc.FormatBTC(e.Fee), Modified: rpc.FormatBTC(e.Fee),
+			Ancestor: rpc.FormatBTC(e.AncFees), Descendant: rpc.FormatBTC(e.DescFees),
+		},
+		Depends:           hs(parents),
+		SpentBy:           hs(children),
+		BIP125Replaceable: s.signalsRBF(e),
+	}
+}
+
+func (s *server) netBackend() *rpc.NetBackend {
+	ns := s.newNetState()
+	return &rpc.NetBackend{
+		NetTotals:        func() (*rpc.NetTotals, error) { return s.netTotals(ns) },
+		SetNetworkActive: func(active bool) (bool, error) { return s.setNetworkActive(ns, active) },
+		NodeAddresses:    s.nodeAddresses,
+		AddedNodeInfo:    s.addedNodeInfo,
+		AddNode: func(node, command string, _ bool) error {
+			addr := normalizePeerAddr(node, s.cfg.params.DefaultPort)
+			switch command {
+			case "add":
+				for _, r := range s.cm.Requests() {
+					if r.Addr == addr && r.Permanent {
+						return rpc.NewError(rpc.ErrClientNodeAlreadyAdded, "Error: Node already added")
+					}
+				}
+				_, err := s.cm.Connect(addr, true)
+				return err
+			case "onetry":
+				_, err := s.cm.Connect(addr, false)
+				return err
+			case "remove":
+				for _, r := range s.cm.Requests() {
+					if r.Addr == addr && r.Permanent {
+						s.cm.Remove(r.ID)
+						return nil
+					}
+				}
+				return rpc.NewError(rpc.ErrClientNodeNotAdded, "Error: Node could not be removed. It has not been added previously.")
+			}
+			return rpc.NewError(rpc.ErrInvalidParams, "Error: Invalid command")
+		},
+		DisconnectNode: func(address string, id int64, byID bool) error {
+			for _, p := range s.peerList() {
+				if (byID && int64(p.ID()) == id) || (!byID && p.Addr() == address) {
+					p.Disconnect()
+					return nil
+				}
+			}
+			return rpc.NewError(rpc.ErrClientNodeNotConnected, "Node not found in connected nodes")
+		},
+		ConnectionCount: func() (int, error) { return len(s.peerList()), nil },
+		PeerInfo:        s.peerInfo,
+		NetworkInfo: func() (*rpc.NetworkInfo, error) {
+			out, in := 0, 0
+			for _, p := range s.peerList() {
+				if p.Inbound() {
+					in++
+				} else {
+					out++
+				}
+			}
+			svc := s.peerCfg.Services
+			return &rpc.NetworkInfo{
+				Version:            versionNumber(),
+				SubVersion:         s.peerCfg.UserAgent,
+				ProtocolVersion:    int(wire.ProtocolVersion),
+				LocalServices:      fmt.Sprintf("%016x", uint64(svc)),
+				LocalServicesNames: serviceNames(svc),
+				LocalRelay:         !s.cfg.BlocksOnly,
+				Connections:        in + out,
+				ConnectionsIn:      in,
+				ConnectionsOut:     out,
+				NetworkActive:      ns.active.Load(),
+				Networks:           []rpc.NetworkEntry{},
+				RelayFee:           rpc.FormatBTC(s.cfg.minRelayTxFeeSat),
+				IncrementalFee:     rpc.FormatBTC(100),
+				LocalAddresses:     []rpc.LocalAddress{},
+				Warnings:           []string{},
+			}, nil
+		},
+		SetBan: func(subnet, command string, banTime int64, absolute bool) error {
+			pfx, err := parseSubnet(subnet)
+			if err != nil {
+				return rpc.NewError(rpc.ErrClientInvalidIPOrSubnet, "Error: Invalid IP/Subnet")
+			}
+			switch command {
+			case "add":
+				until := time.Now().Add(s.cfg.BanDuration)
+				if banTime > 0 {
+					until = time.Now().Add(time.Duration(banTime) * time.Second)
+					if absolute {
+						until = time.Unix(banTime, 0)
+					}
+				}
+				if err := s.bans.BanSubnet(pfx, until, "manually added"); err != nil {
+					return rpc.NewError(rpc.ErrClientNodeAlreadyAdded, "Error: IP/Subnet already banned")
+				}
+				for _, p := range s.peerList() {
+					if pfx.Contains(p.IP().Unmap()) {
+						p.Disconnect()
+					}
+				}
+				return nil
+			case "remove":
+				if !s.bans.Unban(pfx) {
+					return rpc.NewError(rpc.ErrClientInvalidIPOrSubnet, "Error: Unban failed. Requested address/subnet was not previously manually banned.")
+				}
+				return nil
+			}
+			return rpc.NewError(rpc.ErrInvalidParams, "Error: Invalid command")
+		},
+		ListBanned: func() ([]rpc.BannedEntry, error) {
+			now := time.Now()
+			list := s.bans.List()
+			out := make([]rpc.BannedEntry, len(list))
+			for i, e := range list {
+				out[i] = rpc.BannedEntry{
+					Address: e.Subnet.String(), BanCreated: e.Created.Unix(), BannedUntil: e.Until.Unix(),
+					BanDuration: int64(e.Until.Sub(e.Created).Seconds()), TimeRemaining: max(0, int64(e.Until.Sub(now).Seconds())),
+				}
+			}
+			return out, nil
+		},
+		ClearBanned: func() error { s.bans.ClearBanned(); return nil },
+		Ping:        func() error { return nil },
+	}
+}
+
+func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
+	peers := s.peerList()
+	sort.Slice(peers, func(i, j int) bool { return peers[i].ID() < peers[j].ID() })
+	out := make([]rpc.PeerInfo, 0, len(peers))
+	for _, p := range peers {
+		st := p.Stats()
+		if !st.HandshakeDone {
+			continue
+		}
+		pi := rpc.PeerInfo{
+			ID:                    int64(st.ID),
+			Addr:                  st.Addr,
+			Network:               "ipv4",
+			Services:              fmt.Sprintf("%016x", uint64(st.Services)),
+			ServicesNames:         serviceNames(st.Services),
+			RelayTxes:             st.RelayTx,
+			LastSend:              st.LastSend.Unix(),
+			LastRecv:              st.LastRecv.Unix(),
+			BytesSent:             st.BytesSent,
+			BytesRecv:             st.BytesRecv,
+			ConnTime:              st.ConnTime.Unix(),
+			TimeOffset:            st.TimeOffset,
+			Version:               st.Version,
+			SubVer:                st.UserAgent,
+			Inbound:               st.Inbound,
+			StartingHeight:        st.StartingHeight,
+			SyncedHeaders:         st.LastBlock,
+			SyncedBlocks:          st.LastBlock,
+			Inflight:              []int32{},
+			AddrRelayEnabled:      true,
+			AddrProcessed:         st.AddrProcessed,
+			AddrRateLimited:       st.AddrRateLimited,
+			Permissions:           []string{},
+			MinFeeFilter:          rpc.FormatBTC(st.FeeFilter),
+			BytesSentPerMsg:       toInt64Map(st.BytesSentPerMsg),
+			BytesRecvPerMsg:       toInt64Map(st.BytesRecvPerMsg),
+			ConnectionType:        "outbound-full-relay",
+			TransportProtocolType: "v1",
+		}
+		if st.Inbound {
+			pi.ConnectionType = "inbound"
+		} else if p.req != nil && p.req.Permanent {
+			pi.ConnectionType = "manual"
+		}
+		if ip := p.IP(); ip.Is6() && !ip.Is4In6() {
+			pi.Network = "ipv6"
+		}
+		if st.LastPingRTT > 0 {
+			f := rpc.Float(st.LastPingRTT.Seconds())
+			pi.PingTime = &f
+		}
+		if st.MinPingRTT > 0 {
+			f := rpc.Float(st.MinPingRTT.Seconds())
+			pi.MinPing = &f
+		}
+		if st.Whitelisted {
+			pi.Permissions = []string{"noban"}
+		}
+		out = append(out, pi)
+	}
+	return out, nil
+}
+
+func toInt64Map(m map[string]uint64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = int64(v)
+	}
+	return out
+}
+
+// serviceNames lists service flags as bitcoind names them.
+func serviceNames(f wire.ServiceFlag) []string {
+	names := []struct {
+		f    wire.ServiceFlag
+		name string
+	}{
+		{wire.SFNodeNetwork, "NETWORK"}, {wire.SFNodeBloom, "BLOOM"}, {wire.SFNodeWitness, "WITNESS"},
+		{wire.SFNodeCompactFilters, "COMPACT_FILTERS"}, {wire.SFNodeNetworkLimited, "NETWORK_LIMITED"},
+		{wire.SFNodeP2PV2, "P2P_V2"},
+	}
+	out := []string{}
+	for _, n := range names {
+		if f&n.f != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+// versionNumber is the numeric version getnetworkinfo reports.
+func versionNumber() int {
+	var maj, min, patch int
+	fmt.Sscanf(version(), "%d.%d.%d", &maj, &min, &patch)
+	return maj*10000 + min*100 + patch
+}
+
+func normalizePeerAddr(node, port string) string {
+	if _, _, err := net.SplitHostPort(node); err == nil {
+		return node
+	}
+	return net.JoinHostPort(strings.Trim(node, "[]"), port)
+}
+
+func parseSubnet(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		return netip.ParsePrefix(s)
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}

@@ -1,0 +1,245 @@
+package node
+
+import (
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/rpc"
+	"github.com/btcnode/btcd/wire"
+)
+
+// This file holds getblocktemplate's BIP22/23 extras: proposal mode, long
+// polling and the signet rule.
+
+// longPollMaxWait bounds one long poll. BIP22 lets the server answer
+// early; bounding it keeps a client that went away from holding an RPC
+// slot for long.
+const longPollMaxWait = 5 * time.Minute
+
+// templateRules checks the client's rules for the network: signet needs
+// "signet" besides the "segwit" the rpc package already required.
+func (s *server) templateRules(req map[string]any) error {
+	if !s.cfg.params.IsSignet() {
+		return nil
+	}
+	rules, _ := req["rules"].([]any)
+	for _, r := range rules {
+		if r == "signet" {
+			return nil
+		}
+	}
+	return rpc.NewError(rpc.ErrInvalidParam, `getblocktemplate must be called with the signet rule set (call with {"rules": ["segwit", "signet"]})`)
+}
+
+// waitLongPoll implements BIP22 long polling: with a longpollid naming
+// the current tip, it waits until the tip changes, or until the mempool
+// changed and a minute passed (as Core), or longPollMaxWait, or shutdown.
+func (s *server) waitLongPoll(req map[string]any) {
+	id, ok := req["longpollid"].(string)
+	if !ok || len(id) < 64 {
+		return
+	}
+	tip := s.chain.BestSnapshot().Hash
+	if id[:64] != tip.String() {
+		return
+	}
+	seq, _ := strconv.ParseUint(id[64:], 10, 64)
+	start := time.Now()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-tick.C:
+		}
+		if s.chain.BestSnapshot().Hash != tip || time.Since(start) > longPollMaxWait {
+			return
+		}
+		if time.Since(start) >= time.Minute && s.pool.Sequence() != seq {
+			return
+		}
+	}
+}
+
+// ruleReason is the BIP22 reject reason of a validation error.
+func ruleReason(err error) string {
+	var re *blockchain.RuleError
+	if errors.As(err, &re) {
+		if re.Reason != "" {
+			return re.Reason
+		}
+		return string(re.Kind)
+	}
+	return "rejected"
+}
+
+// blockProposal answers getblocktemplate in proposal mode (BIP23): null
+// when the block would be valid on the current tip, else the reason.
+// Everything Core's TestBlockValidity checks is checked except proof of
+// work (a proposal need not be solved) and input scripts and sigop costs
+// by spent outputs, which need the chain's connect path.
+func (s *server) blockProposal(req map[string]any) (any, error) {
+	data, ok := req["data"].(string)
+	if !ok {
+		return nil, rpc.NewError(rpc.ErrType, "Missing data String key for proposal")
+	}
+	raw, err := hex.DecodeString(data)
+	var blk wire.MsgBlock
+	if err == nil {
+		var n int
+		n, err = blk.Decode(raw)
+		if err == nil && n != len(raw) {
+			err = errors.New("trailing bytes")
+		}
+	}
+	if err != nil || len(blk.Transactions) == 0 {
+		return nil, rpc.NewError(rpc.ErrDeserialization, "Block decode failed")
+	}
+	hash := blk.BlockHash()
+	if st, ok := s.chain.LookupBlock(&hash); ok {
+		switch {
+		case st.Valid:
+			return "duplicate", nil
+		case st.Invalid:
+			return "duplicate-invalid", nil
+		}
+		return "duplicate-inconclusive", nil
+	}
+	tip := s.chain.BestSnapshot()
+	if blk.Header.PrevBlock != tip.Hash {
+		return "inconclusive-not-best-prevblk", nil
+	}
+	if reason := s.checkProposal(&blk, tip); reason != "" {
+		return reason, nil
+	}
+	return nil, nil
+}
+
+func (s *server) checkProposal(blk *wire.MsgBlock, tip *blockchain.BestState) string {
+	p := s.cfg.params
+	height := tip.Height + 1
+	prevHdr, _, _ := s.chain.HeaderByHash(&tip.Hash)
+	hc := &blockchain.HeaderContext{
+		Height:       height,
+		RequiredBits: s.chain.CalcNextRequiredBits(int64(blk.Header.Timestamp)),
+		PrevTime:     int64(prevHdr.Timestamp),
+		PrevMTP:      tip.MedianTime,
+		Now:          time.Now().Unix(),
+	}
+	if err := blockchain.CheckHeaderContext(p, &blk.Header, hc); err != nil {
+		return ruleReason(err)
+	}
+	// Core's CheckBlock without the proof of work.
+	root, mutated := blk.MerkleRoot()
+	switch {
+	case root != blk.Header.MerkleRoot:
+		return string(blockchain.ErrBadMerkleRoot)
+	case mutated:
+		return string(blockchain.ErrTxnsDuplicate)
+	case len(blk.Transactions)*wire.WitnessScaleFactor > wire.MaxBlockWeight ||
+		blk.SerializeSizeStripped()*wire.WitnessScaleFactor > wire.MaxBlockWeight:
+		return string(blockchain.ErrBadBlockLength)
+	case !blk.Transactions[0].IsCoinBase():
+		return string(blockchain.ErrBadCoinbaseMissing)
+	}
+	sigops := 0
+	for i, tx := range blk.Transactions {
+		if i > 0 && tx.IsCoinBase() {
+			return string(blockchain.ErrBadCoinbaseMultiple)
+		}
+		if err := blockchain.CheckTransaction(tx); err != nil {
+			return ruleReason(err)
+		}
+		sigops += blockchain.LegacySigOps(tx)
+	}
+	if sigops*wire.WitnessScaleFactor > blockchain.MaxBlockSigOpsCost {
+		return string(blockchain.ErrBadBlockSigOps)
+	}
+	if err := blockchain.CheckBlockContext(p, blk, height, tip.MedianTime); err != nil {
+		return ruleReason(err)
+	}
+	// Inputs: unspent in the UTXO set or created earlier in the block,
+	// each spent once, mature, and covering the outputs.
+	created := make(map[wire.OutPoint]database.UtxoEntry)
+	spent := make(map[wire.OutPoint]bool)
+	var fees int64
+	for i, tx := range blk.Transactions {
+		if i > 0 {
+			coins := make([]database.UtxoEntry, len(tx.TxIn))
+			for j := range tx.TxIn {
+				op := tx.TxIn[j].PreviousOutPoint
+				if spent[op] {
+					return string(blockchain.ErrBadTxnsMissingInputs)
+				}
+				spent[op] = true
+				if e, ok := created[op]; ok {
+					coins[j] = e
+					continue
+				}
+				e, ok, err := s.chain.FetchUtxo(op)
+				if err != nil || !ok {
+					return string(blockchain.ErrBadTxnsMissingInputs)
+				}
+				coins[j] = e
+			}
+			fee, err := blockchain.CheckTxInputs(tx, coins, height, p.CoinbaseMaturity)
+			if err != nil {
+				return ruleReason(err)
+			}
+			fees += fee
+			if !blockchain.MoneyRange(fees) {
+				return string(blockchain.ErrBadTxnsAccumFee)
+			}
+		}
+		txid := blk.TxHashes()[i]
+		for j := range tx.TxOut {
+			created[wire.OutPoint{Hash: txid, Index: uint32(j)}] = database.UtxoEntry{
+				Amount: tx.TxOut[j].Value, PkScript: tx.TxOut[j].PkScript, Height: height, IsCoinBase: i == 0,
+			}
+		}
+	}
+	var cbOut int64
+	for _, o := range blk.Transactions[0].TxOut {
+		cbOut += o.Value
+	}
+	if cbOut > blockchain.CalcBlockSubsidy(height, p.SubsidyHalvingInterval)+fees {
+		return string(blockchain.ErrBadCoinbaseAmount)
+	}
+	return ""
+}
+
+// generateBlockChecked is generateblock: it builds a block with exactly
+// txs on the tip and, like Core, tests it (everything but scripts, see
+// checkProposal) before solving, so that submit=false never hands out an
+// invalid block.
+func (s *server) generateBlockChecked(script []byte, txs []*wire.MsgTx, submit bool) (wire.Hash, []byte, error) {
+	if txs == nil {
+		txs = []*wire.MsgTx{}
+	}
+	blk, err := s.buildBlock(script, txs)
+	if err != nil {
+		return wire.Hash{}, nil, err
+	}
+	tip := s.chain.BestSnapshot()
+	if blk.Header.PrevBlock == tip.Hash {
+		if reason := s.checkProposal(blk, tip); reason != "" {
+			return wire.Hash{}, nil, rpc.Errorf(rpc.ErrVerify, "TestBlockValidity failed: %s", reason)
+		}
+	}
+	if !solveBlock(&blk.Header, defaultMaxTries*100) {
+		return wire.Hash{}, nil, rpc.NewError(rpc.ErrMisc, "Failed to make block.")
+	}
+	hash := blk.BlockHash()
+	if !submit {
+		return hash, blk.Bytes(), nil
+	}
+	if err := s.submitMined(blk); err != nil {
+		return wire.Hash{}, nil, err
+	}
+	return hash, nil, nil
+}

@@ -1,0 +1,783 @@
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"hash/fnv"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/blockfilter"
+	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/metrics"
+	"github.com/btcnode/btcd/peer"
+	"github.com/btcnode/btcd/peer/addrmgr"
+	"github.com/btcnode/btcd/peer/banmgr"
+	"github.com/btcnode/btcd/peer/connmgr"
+	"github.com/btcnode/btcd/peer/netsync"
+	"github.com/btcnode/btcd/rpc"
+	"github.com/btcnode/btcd/txscript"
+	"github.com/btcnode/btcd/wire"
+	"github.com/btcnode/btcd/zmq"
+)
+
+// mempoolFile is the name of the persisted mempool in the data directory.
+const mempoolFile = "mempool.dat"
+
+// feeEstimatesFile is the fee estimator's state in the data directory.
+const feeEstimatesFile = "fee_estimates.dat"
+
+// server is the node: it owns the databases, the chain, the mempool, the
+// peer layer, the sync manager and the RPC server, starts them in
+// dependency order and stops them in reverse.
+type server struct {
+	cfg *config
+
+	bdb      *database.BlockDB
+	cs       *database.ChainState
+	cache    *database.UtxoCache
+	sigCache *txscript.SigCache
+	chain    *blockchain.BlockChain
+	pool     *mempool.Pool
+	feeEst   *mempool.FeeEstimator
+	bans     *banmgr.Manager
+	addrs    *addrmgr.Manager
+	cm       *connmgr.Manager
+	sync     *netsync.Manager
+	rpc      *rpc.Server
+
+	// Optional indexes, notifications and metrics; nil when disabled.
+	filters      *blockfilter.Index
+	filterKick   chan struct{} // capacity 1: "the tip moved, catch up"
+	filterCancel context.CancelFunc
+	filterDone   chan struct{}
+	zmq          *zmq.Notifier
+	metrics      *metrics.Metrics
+	metricsSrv   *metrics.Server
+
+	listeners []net.Listener
+	peerCfg   peer.Config
+	dnsSeed   bool
+	discovery localDiscovery // rpcadapter_net.go
+	// evictKey salts network groups for eviction so outsiders cannot
+	// predict which groups are protected.
+	evictKey  [16]byte
+	startTime time.Time
+
+	quit chan struct{}
+	wg   sync.WaitGroup
+
+	mu    sync.Mutex
+	peers map[int32]*serverPeer
+
+	// miningMu serialises block generation so two generate calls never
+	// build on the same tip.
+	miningMu sync.Mutex
+
+	startOnce sync.Once
+	stopOnce  sync.Once
+}
+
+// serverPeer is a connected peer and the outbound request it came from.
+type serverPeer struct {
+	*peer.Peer
+	req *connmgr.ConnReq // nil for inbound
+}
+
+// newServer opens the databases and builds every subsystem. The P2P
+// listeners are bound here, so a port already in use fails start-up
+// instead of surfacing later.
+func newServer(cfg *config) (_ *server, err error) {
+	if cfg.params == nil {
+		return nil, errors.New("server: no network parameters")
+	}
+	s := &server{
+		cfg:       cfg,
+		quit:      make(chan struct{}),
+		peers:     make(map[int32]*serverPeer),
+		startTime: time.Now(),
+	}
+	rand.Read(s.evictKey[:])
+	defer func() {
+		if err != nil {
+			s.closeMetrics()
+			s.closeZMQ()
+			s.closeFilterIndex()
+			if s.chain != nil {
+				s.chain.Close()
+			}
+			s.closeDatabases()
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	reindexDir := ""
+	if cfg.Reindex {
+		if reindexDir, err = prepareReindex(cfg.DataDir); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.openChain(); err != nil {
+		return nil, err
+	}
+	if err := s.openFilterIndex(); err != nil {
+		return nil, err
+	}
+	if err := s.newZMQ(); err != nil {
+		return nil, err
+	}
+	s.newMetrics()
+	s.newMempool()
+
+	syncCfg := netsync.Config{
+		Chain:      s.chain,
+		Mempool:    s.pool,
+		BlocksOnly: cfg.BlocksOnly,
+		CacheUsage: func() (int64, int64) {
+			st := s.cache.Stats()
+			return st.MemUsage, st.MaxBytes
+		},
+		Log: syncLog,
+	}
+	if cfg.PeerBlockFilters {
+		syncCfg.Filters = s.filters
+	}
+	if s.metrics != nil {
+		syncCfg.OnBlockProcessed = s.metrics.BlockValidated
+		syncCfg.OnTxRejected = s.recordReject
+	}
+	s.sync = netsync.New(syncCfg)
+	if err := s.newPeerLayer(); err != nil {
+		return nil, err
+	}
+	if !cfg.DisableRPC {
+		if s.rpc, err = s.newRPCServer(); err != nil {
+			s.closeListeners()
+			return nil, err
+		}
+		s.registerZMQRPC()
+		s.registerNetRPC() // rpcadapter_net.go
+	}
+	if err := s.serveMetrics(); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
+	if reindexDir != "" {
+		cfg.LoadBlocks = append([]string{reindexDir}, cfg.LoadBlocks...)
+	}
+	return s, nil
+}
+
+// openChain opens the block store, the chainstate with its cache and the
+// chain on top of them.
+func (s *server) openChain() error {
+	cfg := s.cfg
+	var err error
+	if s.bdb, err = database.OpenBlockDB(cfg.DataDir, cfg.params.Net, database.BlockDBOptions{}); err != nil {
+		return err
+	}
+	if s.cs, err = database.OpenChainState(cfg.DataDir, database.ChainStateOptions{CacheBudget: int64(cfg.UtxoCacheMaxSizeMiB) << 20}); err != nil {
+		return err
+	}
+	s.cache = database.NewUtxoCache(s.cs, database.UtxoCacheOptions{
+		MaxBytes:      int64(cfg.UtxoCacheMaxSizeMiB) << 20,
+		FlushInterval: time.Hour,
+	})
+	s.sigCache = txscript.NewSigCache(cfg.SigCacheMaxSize)
+	bc := &blockchain.Config{
+		Params:      cfg.params,
+		BlockDB:     s.bdb,
+		ChainState:  s.cs,
+		Cache:       s.cache,
+		SigCache:    s.sigCache,
+		Par:         cfg.scriptThreads,
+		TxIndex:     cfg.TxIndex,
+		PruneTarget: cfg.Prune << 20,
+	}
+	switch cfg.assumeValidMode {
+	case assumeValidOff:
+		bc.AssumeValidSet = true
+	case assumeValidHash:
+		bc.AssumeValidSet, bc.AssumeValid = true, cfg.assumeValid
+	}
+	if s.chain, err = blockchain.New(bc); err != nil {
+		return err
+	}
+	tip := s.chain.BestSnapshot()
+	srvrLog.Infof("Chain tip %v at height %d", tip.Hash, tip.Height)
+	return nil
+}
+
+// newMempool creates the pool over the chain and hooks it to chain events.
+func (s *server) newMempool() {
+	cfg := s.cfg
+	mc := mempool.DefaultConfig()
+	mc.Chain = mempool.ChainView{
+		FetchCoin: func(op wire.OutPoint) (mempool.Coin, bool) {
+			e, ok, err := s.chain.FetchUtxo(op)
+			if err != nil || !ok {
+				return mempool.Coin{}, false
+			}
+			return mempool.Coin{Value: e.Amount, PkScript: e.PkScript, Height: e.Height, IsCoinBase: e.IsCoinBase}, true
+		},
+		Tip: func() mempool.ChainTip {
+			b := s.chain.BestSnapshot()
+			return mempool.ChainTip{Height: b.Height, Hash: b.Hash, MedianTimePast: b.MedianTime}
+		},
+		MedianTimePast: s.chain.MedianTimePast,
+	}
+	mc.VerifyScripts = s.verifyScripts
+	mc.Policy.MinRelayFee = mempool.FeeRate(cfg.minRelayTxFeeSat)
+	mc.Policy.MaxDataCarrierBytes = int(cfg.DataCarrierSize)
+	mc.MaxMempoolBytes = int64(cfg.MaxMempool) * 1_000_000
+	mc.Expiry = time.Duration(cfg.MempoolExpiry) * time.Hour
+	mc.CoinbaseMaturity = cfg.params.CoinbaseMaturity
+	est, err := mempool.LoadFeeEstimates(filepath.Join(cfg.DataDir, feeEstimatesFile), time.Now())
+	if err != nil {
+		mempLog.Warnf("Ignoring %s: %v", feeEstimatesFile, err)
+	}
+	s.feeEst = est
+	mc.FeeEstimator = est
+	mc.OnAccept = func(e *mempool.Entry) {
+		if s.sync != nil {
+			s.sync.RelayTransaction(e)
+		}
+		s.zmq.TxAccepted(e.Tx, e.Sequence)
+		s.metrics.TxAccepted()
+	}
+	if s.zmq != nil {
+		mc.OnRemove = s.zmq.TxRemoved
+	}
+	s.pool = mempool.New(mc)
+	if cfg.PersistMempool {
+		path := filepath.Join(cfg.DataDir, mempoolFile)
+		if st, err := s.pool.LoadFile(path); err == nil {
+			mempLog.Infof("Loaded mempool from %s: %+v", path, st)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			mempLog.Warnf("Loading %s: %v", path, err)
+		}
+	}
+	s.chain.Subscribe(func(n *blockchain.Notification) {
+		switch n.Type {
+		case blockchain.NTBlockConnected:
+			s.pool.BlockConnected(n.Block, n.Height)
+		case blockchain.NTBlockDisconnected:
+			s.pool.BlockDisconnected(n.Block)
+
+		case blockchain.NTTipChanged:
+			if s.sync != nil {
+				s.sync.ClearRejected()
+			}
+			s.kickFilterIndex()
+		}
+	})
+	// The publishers and metrics see events after the mempool has
+	// applied them (subscribers run in registration order).
+	if s.zmq != nil {
+		s.chain.Subscribe(s.zmqNotify)
+	}
+	if s.metrics != nil {
+		cm := &chainMetrics{m: s.metrics}
+		s.chain.Subscribe(cm.notify)
+	}
+}
+
+// verifyScripts is the mempool's script seam over txscript with the shared
+// signature cache.
+func (s *server) verifyScripts(tx *wire.MsgTx, coins []mempool.Coin, standard bool) error {
+	flags := s.chain.NextBlockScriptFlags()
+	if standard {
+		flags |= txscript.StandardVerifyFlags
+	}
+	prevs := make([]wire.TxOut, len(tx.TxIn))
+	for i := range prevs {
+		prevs[i] = wire.TxOut{Value: coins[i].Value, PkScript: coins[i].PkScript}
+	}
+	hashes := txscript.NewTxSigHashes(tx, prevs)
+	for i := range tx.TxIn {
+		if err := txscript.VerifyInput(tx, i, &prevs[i], flags, s.sigCache, hashes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newPeerLayer creates the ban and address managers, the peer template
+// and the connection manager, and binds the listeners.
+func (s *server) newPeerLayer() error {
+	cfg := s.cfg
+	var err error
+	wl := make([]netip.Prefix, 0, len(cfg.whitelists))
+	for _, n := range cfg.whitelists {
+		if p, ok := prefixFromIPNet(n); ok {
+			wl = append(wl, p)
+		}
+	}
+	s.bans, err = banmgr.New(banmgr.Config{DataDir: cfg.DataDir, BanDuration: cfg.BanDuration, Whitelist: wl})
+	if err != nil {
+		if s.bans == nil {
+			return err
+		}
+		bmgrLog.Warnf("Ignoring ban list: %v", err)
+	}
+	s.addrs, err = addrmgr.New(addrmgr.Config{DataDir: cfg.DataDir})
+	if err != nil {
+		if s.addrs == nil {
+			return err
+		}
+		amgrLog.Warnf("Ignoring peers file: %v", err)
+	}
+
+	s.peerCfg = peer.Config{
+		Net:              cfg.params.Net,
+		Services:         peer.Services(cfg.Prune > 0, cfg.PeerBlockFilters),
+		UserAgent:        peer.UserAgent(appName, version()),
+		BestHeight:       func() int32 { return s.chain.BestSnapshot().Height },
+		DisableRelayTx:   cfg.BlocksOnly,
+		RequiredServices: wire.SFNodeNetwork | wire.SFNodeWitness,
+		SendHeaders:      true,
+		FeeFilter:        func() int64 { return int64(s.pool.MinFee()) },
+		Bans:             s.bans,
+		BanThreshold:     cfg.BanThreshold,
+		Nonces:           peer.NewNonceSet(),
+		Log:              peerLog,
+	}
+	s.sync.SetListeners(&s.peerCfg.Listeners)
+	s.hookPeerMetrics(&s.peerCfg.Listeners)
+	s.peerCfg.Listeners.OnVerAck = func(p *peer.Peer) {
+		if na, ok := p.NetAddress(); ok && !p.Inbound() {
+			s.addrs.Good(na)
+			s.noteSeenAs(p) // rpcadapter_net.go
+			// Ask outbound peers for addresses, as Core does once per
+			// connection.
+			p.PushGetAddr()
+		}
+		s.sync.NewPeer(p)
+	}
+	s.peerCfg.Listeners.OnAddr = func(p *peer.Peer, m *wire.MsgAddr) {
+		if src, ok := p.NetAddress(); ok {
+			s.addrs.AddNetAddresses(m.AddrList, src, 2*time.Hour)
+		}
+	}
+	s.peerCfg.Listeners.OnAddrV2 = func(p *peer.Peer, m *wire.MsgAddrV2) {
+		if src, ok := p.NetAddress(); ok {
+			s.addrs.AddAddresses(m.AddrList, src, 2*time.Hour)
+		}
+	}
+	s.peerCfg.Listeners.OnGetAddr = func(p *peer.Peer) {
+		addrs := s.addrs.GetAddresses(wire.MaxAddrPerMsg, 23)
+		if len(addrs) > 0 && p.WantsAddrV2() {
+			p.QueueMessage(&wire.MsgAddrV2{AddrList: addrs}, nil)
+		}
+	}
+
+	policy := connmgr.ResolvePolicy(connmgr.PolicyInput{
+		Connect: cfg.ConnectPeers, Listen: cfg.Listeners, NoListen: cfg.DisableListen,
+		Proxy: cfg.Proxy, NoDNSSeed: cfg.DisableDNSSeed,
+	})
+	if policy.Listen && len(cfg.Listeners) > 0 {
+		if s.listeners, err = connmgr.Listen(cfg.Listeners); err != nil {
+			return err
+		}
+	}
+	// As in Core, --externalip addresses are ours (getnetworkinfo lists
+	// them) even when not listening, but only a node others can reach
+	// announces itself.
+	s.addExternalIPs()
+	if len(s.listeners) > 0 && cfg.MaxPeers > 0 {
+		s.peerCfg.LocalAddress = s.localAddressFor
+	}
+	cc := connmgr.Config{
+		Listeners:    s.listeners,
+		OnAccept:     s.onAccept,
+		OnConnection: s.onConnection,
+		EvictInbound: s.evictInbound,
+		IsBanned:     s.bans.IsBanned,
+		MaxPeers:     cfg.MaxPeers,
+		Dial:         connmgr.NewDialer(dialConfig(cfg)),
+		OutboundGroup: func(addr string) string {
+			ap, err := netip.ParseAddrPort(addr)
+			if err != nil {
+				return addr
+			}
+			na := wire.NetAddressV2FromNetAddress(wire.NewNetAddress(ap, 0, 0))
+			return addrmgr.GroupKey(&na)
+		},
+	}
+	if cfg.MaxPeers == 0 {
+		cc.MaxPeers = 0
+		cc.TargetOutbound = 0
+	}
+	if cfg.MaxPeers == 0 {
+		// connmgr reads zero as its default; --maxpeers=0 means no
+		// connections at all, so no listeners and no automatic dials.
+		s.closeListeners()
+		s.listeners, cc.Listeners = nil, nil
+	}
+	if policy.AutoConnect && cfg.MaxPeers > 0 {
+		cc.GetNewAddress = s.newAddress
+		cc.TargetOutbound = min(connmgr.DefaultTargetOutbound, cfg.MaxPeers)
+	}
+	s.dnsSeed = policy.DNSSeed && cfg.MaxPeers > 0
+	s.cm = connmgr.New(cc)
+	return nil
+}
+
+// fixedSeedDelay is how long the address manager may stay empty after
+// start-up before the fixed seeds are added (Core waits one minute for
+// DNS seeds and added nodes to produce addresses).
+const fixedSeedDelay = time.Minute
+
+// seedAddresses fills an empty address manager from the network's DNS
+// seeds and, if it is still empty a minute after start-up, from its
+// fixed seeds. Neither happens with --connect, --nodnsseed or
+// --maxpeers=0.
+func (s *server) seedAddresses() {
+	if !s.dnsSeed || s.addrs.Size() > 0 {
+		return
+	}
+	fixed := addrmgr.FixedSeeds(s.cfg.params.Net)
+	if len(s.cfg.params.DNSSeeds) == 0 {
+		if len(fixed) > 0 {
+			s.addFixedSeedsLater(fixed, fixedSeedDelay)
+		}
+		return
+	}
+	seeds := make([]addrmgr.DNSSeed, len(s.cfg.params.DNSSeeds))
+	for i, d := range s.cfg.params.DNSSeeds {
+		seeds[i] = addrmgr.DNSSeed(d)
+	}
+	port, _ := strconv.Atoi(s.cfg.params.DefaultPort)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	go func() {
+		select {
+		case <-s.quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	n := s.addrs.SeedFromDNS(ctx, seeds, uint16(port))
+	cancel()
+	amgrLog.Infof("Added %d addresses from DNS seeds", n)
+	if len(fixed) > 0 {
+		s.addFixedSeedsLater(fixed, fixedSeedDelay)
+	}
+}
+
+// addFixedSeedsLater adds the fixed seeds if the address manager is still
+// empty delay after start-up.
+func (s *server) addFixedSeedsLater(fixed []netip.AddrPort, delay time.Duration) {
+	t := time.NewTimer(time.Until(s.startTime.Add(delay)))
+	defer t.Stop()
+	select {
+	case <-s.quit:
+		return
+	case <-t.C:
+	}
+	if s.addrs.Size() > 0 {
+		return
+	}
+	n := s.addrs.AddFixedSeeds(fixed)
+	amgrLog.Infof("Added %d fixed seed addresses: the address manager was empty after %v", n, delay)
+}
+
+// newAddress picks an address for an automatic outbound connection.
+func (s *server) newAddress() (string, error) {
+	ka, err := s.addrs.Select(false)
+	if err != nil {
+		return "", err
+	}
+	s.addrs.Attempt(ka.Addr)
+	return ka.Addr.String(), nil
+}
+
+// evictInbound makes room for a new inbound connection by dropping the
+// inbound peer connmgr.SelectEviction picks (Core's rules).
+func (s *server) evictInbound() bool {
+	var cands []connmgr.EvictionCandidate
+	for _, p := range s.peerList() {
+		if !p.Inbound() {
+			continue
+		}
+		st := p.Stats()
+		group := ""
+		if na, ok := p.NetAddress(); ok {
+			group = addrmgr.GroupKey(&na)
+		}
+		h := fnv.New64a()
+		h.Write(s.evictKey[:])
+		h.Write([]byte(group))
+		cands = append(cands, connmgr.EvictionCandidate{
+			ID: st.ID, Connected: st.ConnTime, MinPing: st.MinPingRTT,
+			LastTx: st.LastNewTx, LastBlock: st.LastNewBlock,
+			RelayTxs: st.RelayTx, RelevantServices: st.Services&wire.SFNodeNetwork != 0,
+			NetGroup: h.Sum64(), NoBan: st.Whitelisted, Inbound: true,
+			PreferEvict: st.BanScore > 0,
+		})
+	}
+	id, ok := connmgr.SelectEviction(cands)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	p := s.peers[id]
+	s.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	srvrLog.Debugf("Evicting inbound peer %v to make room", p)
+	p.Disconnect()
+	return true
+}
+
+func prefixFromIPNet(n *net.IPNet) (netip.Prefix, bool) {
+	a, ok := netip.AddrFromSlice(n.IP)
+	if !ok {
+		return netip.Prefix{}, false
+	}
+	ones, _ := n.Mask.Size()
+	a = a.Unmap()
+	if a.Is4() && ones > 32 {
+		ones -= 96
+	}
+	return netip.PrefixFrom(a, ones), true
+}
+
+func (s *server) onAccept(conn net.Conn) {
+	srvrLog.Infof("Inbound connection from %s", conn.RemoteAddr())
+	s.runPeer(peer.NewInbound(&s.peerCfg, conn), nil)
+}
+
+func (s *server) onConnection(req *connmgr.ConnReq, conn net.Conn) {
+	srvrLog.Debugf("Connected to %s", req.Addr)
+	s.runPeer(peer.NewOutbound(&s.peerCfg, conn, req.Addr), req)
+}
+
+// runPeer starts a peer and arranges its removal when it disconnects.
+func (s *server) runPeer(p *peer.Peer, req *connmgr.ConnReq) {
+	sp := &serverPeer{Peer: p, req: req}
+	s.mu.Lock()
+	select {
+	case <-s.quit:
+		s.mu.Unlock()
+		p.Disconnect()
+		return
+	default:
+	}
+	s.peers[p.ID()] = sp
+	s.wg.Add(1)
+	s.mu.Unlock()
+	p.Start()
+	go func() {
+		defer s.wg.Done()
+		p.WaitForDisconnect()
+		s.mu.Lock()
+		delete(s.peers, p.ID())
+		s.mu.Unlock()
+		s.sync.DonePeer(p)
+		if errors.Is(p.Err(), peer.ErrBanned) {
+			s.metrics.PeerBanned()
+		}
+		srvrLog.Debugf("Peer %v disconnected: %v", p, p.Err())
+	}()
+}
+
+// Start begins importing blocks, accepting and making connections and
+// serving RPC.
+func (s *server) Start() {
+	s.startOnce.Do(func() {
+		srvrLog.Trace("Starting server")
+		s.sync.Start()
+		s.startFilterIndex()
+		if len(s.listeners) == 0 {
+			srvrLog.Info("Not listening for inbound connections (--nolisten, --connect or --proxy)")
+		}
+		for _, l := range s.listeners {
+			srvrLog.Infof("Server listening on %s", l.Addr())
+		}
+		s.addrs.Start()
+		s.cm.Start()
+		if s.rpc != nil {
+			if err := s.rpc.Start(); err != nil {
+				srvrLog.Errorf("RPC server: %v", err)
+			}
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			if len(s.cfg.LoadBlocks) > 0 {
+				s.importBlocks(s.cfg.LoadBlocks)
+			}
+			for _, a := range s.cfg.ConnectPeers {
+				s.connect(a, true)
+			}
+			for _, a := range s.cfg.AddPeers {
+				s.connect(a, true)
+			}
+		}()
+		s.wg.Add(2)
+		go s.maintenance()
+		go func() {
+			defer s.wg.Done()
+			s.seedAddresses()
+		}()
+	})
+}
+
+// connect adds an outbound connection request.
+func (s *server) connect(addr string, permanent bool) error {
+	_, err := s.cm.Connect(addr, permanent)
+	if err != nil {
+		srvrLog.Warnf("Connecting to %s: %v", addr, err)
+	}
+	return err
+}
+
+// maintenance runs periodic chores: mempool expiry and orphan expiry.
+func (s *server) maintenance() {
+	defer s.wg.Done()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case now := <-t.C:
+			s.pool.Expire(now)
+			s.pool.ExpireOrphans()
+		}
+	}
+}
+
+// Stop shuts the node down in order: RPC, peers, sync, then the chain is
+// flushed, the mempool saved and the databases closed. It is safe to call
+// more than once and returns once everything is closed.
+func (s *server) Stop() {
+	s.stopOnce.Do(func() {
+		srvrLog.Info("Server shutting down")
+		if s.rpc != nil {
+			s.rpc.Stop()
+		}
+		s.closeMetrics()
+		s.mu.Lock()
+		close(s.quit)
+		peers := make([]*serverPeer, 0, len(s.peers))
+		for _, p := range s.peers {
+			peers = append(peers, p)
+		}
+		s.mu.Unlock()
+		s.cm.Stop()
+		for _, p := range peers {
+			p.Disconnect()
+		}
+		s.wg.Wait()
+		s.sync.Stop()
+		s.stopFilterIndex()
+		if err := s.chain.Close(); err != nil {
+			srvrLog.Errorf("Flushing chain state: %v", err)
+		}
+		if s.cache != nil {
+			st := s.cache.Stats()
+			utxoLog.Infof("UTXO cache since start: %d hits, %d misses read from the chainstate, "+
+				"%d evictions, %d flushes writing %d records in %v (longest lock pause %v)",
+				st.Hits, st.Misses, st.Evictions, st.Flushes, st.FlushedCoins,
+				st.TotalFlush.Round(time.Millisecond), st.LongestPause.Round(time.Microsecond))
+		}
+		s.closeZMQ()
+		if s.cfg.PersistMempool {
+			path := filepath.Join(s.cfg.DataDir, mempoolFile)
+			if err := s.pool.SaveFile(path); err != nil {
+				mempLog.Errorf("Saving %s: %v", path, err)
+			}
+		}
+		if err := s.feeEst.SaveFile(filepath.Join(s.cfg.DataDir, feeEstimatesFile), time.Now()); err != nil {
+			mempLog.Warnf("Saving fee estimates: %v", err)
+		}
+		if err := s.addrs.Stop(); err != nil {
+			amgrLog.Warnf("Saving peers: %v", err)
+		}
+		if err := s.bans.Save(); err != nil {
+			bmgrLog.Warnf("Saving bans: %v", err)
+		}
+		s.closeDatabases()
+	})
+}
+
+func (s *server) closeListeners() {
+	for _, l := range s.listeners {
+		l.Close()
+	}
+}
+
+func (s *server) closeDatabases() {
+	if s.cs != nil {
+		if err := s.cs.Close(); err != nil {
+			srvrLog.Errorf("Closing chainstate: %v", err)
+		}
+		s.cs = nil
+	}
+	if s.bdb != nil {
+		if err := s.bdb.Close(); err != nil {
+			srvrLog.Errorf("Closing block database: %v", err)
+		}
+		s.bdb = nil
+	}
+}
+
+// WaitForShutdown blocks until Stop has finished.
+func (s *server) WaitForShutdown() {
+	<-s.quit
+	s.wg.Wait()
+}
+
+// p2pAddr returns the first P2P listen address (tests).
+func (s *server) p2pAddr() string {
+	if len(s.listeners) == 0 {
+		return ""
+	}
+	return s.listeners[0].Addr().String()
+}
+
+// rpcAddr returns the first RPC listen address (tests).
+func (s *server) rpcAddr() string {
+	if s.rpc == nil {
+		return ""
+	}
+	a := s.rpc.Addrs()
+	if len(a) == 0 {
+		return ""
+	}
+	return a[0].String()
+}
+
+// peerList returns the connected peers.
+func (s *server) peerList() []*serverPeer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*serverPeer, 0, len(s.peers))
+	for _, p := range s.peers {
+		out = append(out, p)
+	}
+	return out
+}
+
+// dialConfig builds the outbound dialer options from --proxy and --onion.
+func dialConfig(cfg *config) connmgr.DialConfig {
+	var dc connmgr.DialConfig
+	if cfg.Proxy != "" {
+		dc.Proxy = &connmgr.Proxy{Addr: cfg.Proxy, TorIsolation: true}
+	}
+	if cfg.OnionProxy != "" {
+		dc.Onion = &connmgr.Proxy{Addr: cfg.OnionProxy, TorIsolation: true}
+	}
+	return dc
+}

@@ -1,0 +1,448 @@
+package node
+
+import (
+	"encoding/json"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/btcnode/btcd/peer"
+	"github.com/btcnode/btcd/peer/addrmgr"
+	"github.com/btcnode/btcd/wire"
+)
+
+// netPeer is a hand-driven P2P connection for tests that need to see or
+// withhold individual messages (the fakePeer of server_fakepeer_test.go
+// answers everything itself).
+type netPeer struct {
+	conn net.Conn
+	net  wire.BitcoinNet
+	msgs chan wire.Message
+}
+
+func (r *netPeer) send(t *testing.T, m wire.Message) {
+	t.Helper()
+	if _, err := wire.WriteMessage(r.conn, m, wire.ProtocolVersion, r.net, wire.WitnessEncoding); err != nil {
+		t.Fatalf("raw peer send %s: %v", m.Command(), err)
+	}
+}
+
+// next returns the next message satisfying keep, within timeout.
+func (r *netPeer) next(t *testing.T, timeout time.Duration, what string, keep func(wire.Message) bool) wire.Message {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case m, ok := <-r.msgs:
+			if !ok {
+				t.Fatalf("connection closed waiting for %s", what)
+			}
+			if keep(m) {
+				return m
+			}
+		case <-deadline:
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+	}
+}
+
+func (r *netPeer) readLoop() {
+	defer close(r.msgs)
+	for {
+		r.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+		_, m, err := wire.ReadMessage(r.conn, wire.ProtocolVersion, r.net, wire.WitnessEncoding)
+		if err != nil {
+			if _, ok := err.(*wire.UnknownCommandError); ok {
+				continue
+			}
+			return
+		}
+		select {
+		case r.msgs <- m:
+		case <-time.After(30 * time.Second):
+			return
+		}
+	}
+}
+
+func netPeerVersion(n *testNode, you netip.AddrPort) *wire.MsgVersion {
+	return &wire.MsgVersion{
+		ProtocolVersion: int32(wire.ProtocolVersion),
+		Services:        wire.SFNodeNetwork | wire.SFNodeWitness,
+		Timestamp:       time.Now().Unix(),
+		AddrYou:         wire.NetAddress{Addr: you.Addr(), Port: you.Port()},
+		Nonce:           uint64(time.Now().UnixNano()) | 1,
+		UserAgent:       "/raw:0.1/",
+		LastBlock:       n.s.chain.BestSnapshot().Height,
+	}
+}
+
+// dialNetPeer connects to the node's P2P port and completes the handshake;
+// the returned peer's msgs carry everything the node sends afterwards.
+func dialNetPeer(t *testing.T, n *testNode) *netPeer {
+	t.Helper()
+	to := n.s.p2pAddr()
+	c, err := net.DialTimeout("tcp", to, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	r := &netPeer{conn: c, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 256)}
+	r.send(t, netPeerVersion(n, netip.MustParseAddrPort(to)))
+	go r.readLoop()
+	r.next(t, 10*time.Second, "verack", func(m wire.Message) bool { _, ok := m.(*wire.MsgVerAck); return ok })
+	r.send(t, &wire.MsgVerAck{})
+	return r
+}
+
+// acceptNetPeer accepts the node's outbound connection on l and completes the
+// handshake as the answering side; addrV2 asks for BIP155 addresses.
+func acceptNetPeer(t *testing.T, n *testNode, l net.Listener, addrV2 bool) *netPeer {
+	t.Helper()
+	l.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := l.Accept()
+	if err != nil {
+		t.Fatalf("accept: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	r := &netPeer{conn: c, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 256)}
+	go r.readLoop()
+	r.next(t, 10*time.Second, "version", func(m wire.Message) bool { _, ok := m.(*wire.MsgVersion); return ok })
+	// Claim to see the node at a public address, as a peer across the
+	// internet would.
+	r.send(t, netPeerVersion(n, netip.MustParseAddrPort("5.6.7.8:40000")))
+	if addrV2 {
+		r.send(t, &wire.MsgSendAddrV2{})
+	}
+	r.send(t, &wire.MsgVerAck{})
+	r.next(t, 10*time.Second, "verack", func(m wire.Message) bool { _, ok := m.(*wire.MsgVerAck); return ok })
+	return r
+}
+
+type peerInfoPing struct {
+	ID        int64    `json:"id"`
+	PingTime  *float64 `json:"pingtime"`
+	MinPing   *float64 `json:"minping"`
+	PingWait  *float64 `json:"pingwait"`
+	AddrLocal string   `json:"addrlocal"`
+}
+
+func peerInfos(t *testing.T, n *testNode) []peerInfoPing {
+	t.Helper()
+	var out []peerInfoPing
+	if err := json.Unmarshal(n.must(t, "getpeerinfo"), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestNetPingRPC: a peer that leaves the handshake ping unanswered shows
+// pingwait and no pingtime; the ping RPC sends a fresh ping at once, and
+// answering it sets pingtime and minping and clears pingwait, as in
+// bitcoind.
+func TestNetPingRPC(t *testing.T) {
+	n := newTestNode(t)
+	r := dialNetPeer(t, n)
+	first := r.next(t, 10*time.Second, "handshake ping", func(m wire.Message) bool { _, ok := m.(*wire.MsgPing); return ok }).(*wire.MsgPing)
+	waitFor(t, 30*time.Second, "pingwait", func() bool {
+		p := peerInfos(t, n)
+		return len(p) == 1 && p[0].PingWait != nil && p[0].PingTime == nil
+	})
+	n.must(t, "ping")
+	second := r.next(t, 10*time.Second, "RPC ping", func(m wire.Message) bool { _, ok := m.(*wire.MsgPing); return ok }).(*wire.MsgPing)
+	if second.Nonce == first.Nonce {
+		t.Fatal("RPC ping reused the outstanding nonce")
+	}
+	r.send(t, &wire.MsgPong{Nonce: second.Nonce})
+	waitFor(t, 30*time.Second, "pingtime", func() bool {
+		p := peerInfos(t, n)
+		return len(p) == 1 && p[0].PingTime != nil && p[0].MinPing != nil && p[0].PingWait == nil
+	})
+	// A pong for the replaced ping is ignored, as Core ignores stale
+	// nonces.
+	r.send(t, &wire.MsgPong{Nonce: first.Nonce})
+	if p := peerInfos(t, n); p[0].PingWait != nil {
+		t.Fatalf("stale pong left pingwait: %+v", p[0])
+	}
+	if p := peerInfos(t, n); p[0].AddrLocal != n.s.p2pAddr() {
+		t.Fatalf("addrlocal %q, want %q", p[0].AddrLocal, n.s.p2pAddr())
+	}
+}
+
+type localAddrJSON struct {
+	Address string `json:"address"`
+	Port    int    `json:"port"`
+	Score   int    `json:"score"`
+}
+
+// TestNetExternalIPAdvertised: a listening node started with
+// --externalip lists the address in getnetworkinfo and announces it to an
+// outbound peer right after the handshake, in addr to a peer without
+// BIP155 and addrv2 to one with it.
+func TestNetExternalIPAdvertised(t *testing.T) {
+	n := newTestNode(t, "--externalip=1.2.3.4")
+	port := n.s.cfg.params.DefaultPort
+	var ni struct {
+		LocalAddresses []localAddrJSON `json:"localaddresses"`
+	}
+	if err := json.Unmarshal(n.must(t, "getnetworkinfo"), &ni); err != nil {
+		t.Fatal(err)
+	}
+	if len(ni.LocalAddresses) != 1 || ni.LocalAddresses[0].Address != "1.2.3.4" ||
+		port != jsonItoa(ni.LocalAddresses[0].Port) || ni.LocalAddresses[0].Score != 4 {
+		t.Fatalf("localaddresses %+v, want 1.2.3.4:%s score 4", ni.LocalAddresses, port)
+	}
+	// Core does not announce itself during initial block download; a
+	// fresh block makes the chain current.
+	n.mine(t, 1)
+	want := netip.MustParseAddrPort("1.2.3.4:" + port)
+	for _, v2 := range []bool{false, true} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		n.must(t, "addnode", l.Addr().String(), "onetry")
+		r := acceptNetPeer(t, n, l, v2)
+		r.next(t, 10*time.Second, "self-announcement", func(m wire.Message) bool {
+			switch m := m.(type) {
+			case *wire.MsgAddr:
+				return !v2 && len(m.AddrList) == 1 && m.AddrList[0].AddrPort() == want
+			case *wire.MsgAddrV2:
+				return v2 && len(m.AddrList) == 1 && m.AddrList[0].String() == want.String()
+			case *wire.MsgPing:
+				r.send(t, &wire.MsgPong{Nonce: m.Nonce})
+			}
+			return false
+		})
+		r.conn.Close()
+	}
+	// The outbound peers reported seeing us at 5.6.7.8, which is not an
+	// address of ours, so the scores are unchanged and nothing is added.
+	if err := json.Unmarshal(n.must(t, "getnetworkinfo"), &ni); err != nil {
+		t.Fatal(err)
+	}
+	if len(ni.LocalAddresses) != 1 {
+		t.Fatalf("localaddresses after peers %+v", ni.LocalAddresses)
+	}
+}
+
+func jsonItoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// fillInbound opens k inbound connections that complete the handshake.
+func fillInbound(t *testing.T, n *testNode, k int) []*netPeer {
+	t.Helper()
+	out := make([]*netPeer, 0, k)
+	for range k {
+		out = append(out, dialNetPeer(t, n))
+	}
+	waitFor(t, 30*time.Second, "inbound peers registered", func() bool { return len(n.s.peerList()) == k })
+	return out
+}
+
+// closedPeers returns the indexes of peers the node hung up on.
+func closedPeers(ps []*netPeer) []int {
+	var out []int
+	for i, p := range ps {
+	drain:
+		for {
+			select {
+			case _, ok := <-p.msgs:
+				if !ok {
+					out = append(out, i)
+					break drain
+				}
+			default:
+				break drain
+			}
+		}
+	}
+	return out
+}
+
+// TestNetInboundEviction: with every inbound slot taken, a new inbound
+// connection makes the node evict one unprotected inbound peer (Core's
+// AttemptToEvictConnection: 4 by network group, 8 by ping, 4 by recent
+// transactions, 4 by recent blocks, half the rest by uptime are kept; the
+// youngest of the largest group goes), and the newcomer is served. The
+// selection rules themselves are unit-tested in peer/connmgr.
+func TestNetInboundEviction(t *testing.T) {
+	n := newTestNode(t, "--maxpeers=32")
+	limit := n.s.cm.InboundLimit()
+	if limit != 24 {
+		t.Fatalf("inbound limit %d, want 24 (32 minus 8 outbound)", limit)
+	}
+	old := fillInbound(t, n, limit)
+	newcomer := dialNetPeer(t, n)
+	var gone []int
+	waitFor(t, 30*time.Second, "an eviction", func() bool {
+		gone = closedPeers(old)
+		return len(gone) > 0
+	})
+	time.Sleep(200 * time.Millisecond)
+	gone = closedPeers(old)
+	if len(gone) != 1 {
+		t.Fatalf("evicted %v, want exactly one peer", gone)
+	}
+	// No peer has a ping or relayed anything and all share one network
+	// group, so the group and ping protections fall on arbitrary peers,
+	// while the recent-transaction and recent-block protections (ties
+	// broken by uptime) always keep the 8 oldest.
+	if gone[0] < 8 {
+		t.Errorf("evicted peer %d of %d, one of the 8 oldest", gone[0], limit)
+	}
+	waitFor(t, 30*time.Second, "newcomer kept", func() bool { return len(n.s.peerList()) == limit })
+	newcomer.send(t, &wire.MsgPing{Nonce: 7})
+	newcomer.next(t, 10*time.Second, "pong from the node", func(m wire.Message) bool {
+		p, ok := m.(*wire.MsgPong)
+		return ok && p.Nonce == 7
+	})
+}
+
+// TestNetInboundAllProtected: when every inbound peer is protected (here
+// fewer than the network-group protection alone covers), a new inbound
+// connection is refused rather than evicting anyone.
+func TestNetInboundAllProtected(t *testing.T) {
+	n := newTestNode(t, "--maxpeers=11")
+	limit := n.s.cm.InboundLimit()
+	if limit != 3 {
+		t.Fatalf("inbound limit %d, want 3", limit)
+	}
+	old := fillInbound(t, n, limit)
+	c, err := net.DialTimeout("tcp", n.s.p2pAddr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var b [1]byte
+	if _, err := c.Read(b[:]); err == nil {
+		t.Fatal("refused connection was served")
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("new connection neither served nor closed")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if gone := closedPeers(old); len(gone) != 0 {
+		t.Fatalf("protected peers %v were evicted", gone)
+	}
+	if got := len(n.s.peerList()); got != limit {
+		t.Fatalf("%d peers, want %d", got, limit)
+	}
+}
+
+// TestNetMaxPeersZero: as in Bitcoin Core (PRs 9319, 21710, 26899),
+// --maxpeers=0 means no automatic connections at all (no listening, no
+// DNS seeding, no automatic outbound), while manual connections, from
+// --connect and from the addnode RPC, are still made.
+func TestNetMaxPeersZero(t *testing.T) {
+	l1, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l1.Close()
+	n := newTestNode(t, "--maxpeers=0", "--connect="+l1.Addr().String())
+	if a := n.s.p2pAddr(); a != "" {
+		t.Fatalf("listening on %s with --maxpeers=0", a)
+	}
+	if n.s.dnsSeed {
+		t.Fatal("DNS seeding enabled with --maxpeers=0")
+	}
+	acceptNetPeer(t, n, l1, false)
+	l2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	n.must(t, "addnode", l2.Addr().String(), "onetry")
+	acceptNetPeer(t, n, l2, true)
+	waitFor(t, 30*time.Second, "two manual peers", func() bool { return len(n.s.peerList()) == 2 })
+	for _, p := range n.s.peerList() {
+		if p.Inbound() || p.req == nil {
+			t.Fatalf("unexpected peer %v", p)
+		}
+	}
+}
+
+// TestNetLocalAddressDiscovery: an address outbound peers in two network
+// groups report seeing us at (their version's addr_recv) becomes a local
+// address with our listening port and a peer score; one report is not
+// enough.
+func TestNetLocalAddressDiscovery(t *testing.T) {
+	n := newTestNode(t)
+	cfg := n.s.peerCfg
+	cfg.Listeners = peer.MessageListeners{OnVerAck: n.s.noteSeenAs}
+	cfg.LocalAddress = nil
+	connect := func(remote string) {
+		c1, c2 := net.Pipe()
+		defer c2.Close()
+		p := peer.NewOutbound(&cfg, c1, remote)
+		p.Start()
+		defer func() { p.Disconnect(); <-p.Done() }()
+		r := &netPeer{conn: c2, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 64)}
+		go r.readLoop()
+		r.next(t, 5*time.Second, "version", func(m wire.Message) bool { _, ok := m.(*wire.MsgVersion); return ok })
+		r.send(t, netPeerVersion(n, netip.MustParseAddrPort("5.6.7.8:50000")))
+		r.send(t, &wire.MsgVerAck{})
+		if !p.WaitForHandshake() {
+			t.Fatalf("handshake with %s: %v", remote, p.Err())
+		}
+	}
+	has := func() bool {
+		for _, la := range n.s.addrs.LocalAddresses() {
+			if ip, _ := la.Addr.IP(); ip == netip.MustParseAddr("5.6.7.8") {
+				return true
+			}
+		}
+		return false
+	}
+	connect("44.1.1.1:18444")
+	connect("44.1.2.2:18444") // same /16: still one group
+	if has() {
+		t.Fatal("one network group sufficed")
+	}
+	connect("45.2.2.2:18444")
+	waitFor(t, 30*time.Second, "discovered address", has)
+	port := netip.MustParseAddrPort(n.s.p2pAddr()).Port()
+	got := n.s.localAddresses()
+	if len(got) != 1 || got[0].Address != "5.6.7.8" || got[0].Port != int(port) || got[0].Score != 1 {
+		t.Fatalf("localaddresses %+v", got)
+	}
+}
+
+// TestNetFixedSeedFallback: the fixed seeds are added only once the
+// delay since start-up has passed with the address manager still empty,
+// and never with --nodnsseed or --connect (seedAddresses returns at
+// once). The node runs with --connect to a closed loopback port so it
+// never dials the (real) seed addresses.
+func TestNetFixedSeedFallback(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	n := newTestNode(t, "--connect="+closed)
+	if n.s.dnsSeed {
+		t.Fatal("DNS seeding on with --nodnsseed and --connect")
+	}
+	n.s.seedAddresses() // returns at once
+	if n.s.addrs.Size() != 0 {
+		t.Fatal("seeded with --nodnsseed")
+	}
+	seeds := addrmgr.FixedSeeds(wire.MainNet)
+	start := time.Now()
+	n.s.addFixedSeedsLater(seeds, time.Since(n.s.startTime)+300*time.Millisecond)
+	if time.Since(start) < 250*time.Millisecond {
+		t.Fatal("fixed seeds added before the delay")
+	}
+	if got := n.s.addrs.Size(); got < len(seeds)/2 {
+		t.Fatalf("%d addresses after the fallback", got)
+	}
+	// A non-empty manager gets no fixed seeds.
+	before := n.s.addrs.Size()
+	n.s.addFixedSeedsLater(addrmgr.FixedSeeds(wire.SigNet), 0)
+	if n.s.addrs.Size() != before {
+		t.Fatal("fixed seeds added to a non-empty address manager")
+	}
+}

@@ -1,0 +1,71 @@
+package node
+
+import (
+	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/rpc"
+	"github.com/btcnode/btcd/zmq"
+)
+
+// This file connects the bitcoind-compatible ZMQ publishers (--zmqpub*)
+// to the chain and the mempool. With no publisher configured s.zmq is nil
+// and every call on it is a no-op.
+
+// newZMQ binds the configured publishers. As in bitcoind, an address that
+// cannot be bound fails start-up.
+func (s *server) newZMQ() error {
+	n, err := zmq.New(s.cfg.zmqConfig())
+	if err != nil {
+		return err
+	}
+	s.zmq = n
+	// Until the first tip change says otherwise, assume initial block
+	// download if the chain is behind: bitcoind stays silent on
+	// hashblock/rawblock then.
+	n.SetSyncing(!s.chain.IsCurrent())
+	return nil
+}
+
+// zmqNotify is the ZMQ part of the chain notification handler. Blocks are
+// published as the chain connects and disconnects them; the syncing state
+// is refreshed at each tip change, so the first blocks after the node
+// catches up are the first hashblock messages.
+func (s *server) zmqNotify(n *blockchain.Notification) {
+	switch n.Type {
+	case blockchain.NTBlockConnected:
+		// The chain may have caught up with this very block; bitcoind
+		// decides per block too, so the first current block is
+		// announced.
+		s.zmq.SetSyncing(!s.chain.IsCurrent())
+		s.zmq.BlockConnected(n.Block)
+	case blockchain.NTBlockDisconnected:
+		s.zmq.BlockDisconnected(n.Block)
+	case blockchain.NTTipChanged:
+		s.zmq.SetSyncing(!s.chain.IsCurrent())
+	}
+}
+
+// closeZMQ closes the publishers and disconnects subscribers.
+func (s *server) closeZMQ() {
+	if s.zmq != nil {
+		s.zmq.Close()
+		s.zmq = nil
+	}
+}
+
+// registerZMQRPC adds bitcoind's getzmqnotifications: the active
+// publishers (an empty list when none is configured).
+func (s *server) registerZMQRPC() {
+	if s.rpc == nil {
+		return
+	}
+	n := s.zmq
+	s.rpc.Register(&rpc.Method{
+		Name:        "getzmqnotifications",
+		Category:    "zmq",
+		Description: "Returns information about the active ZeroMQ notifications.",
+		Result:      `[ { "type" : "str", "address" : "str", "hwm" : n }, ... ]`,
+		Handler: func(*rpc.Server, *rpc.Params) (any, error) {
+			return n.Endpoints(), nil
+		},
+	})
+}
