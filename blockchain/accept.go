@@ -2,8 +2,8 @@ package blockchain
 
 import (
 	"errors"
-	"time"
 
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -84,7 +84,7 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock, flags BehaviorFlags) (Pr
 		return ProcessResult{}, err
 	}
 	if b.index.lookup(&block.Header.PrevBlock) == nil {
-		b.orphans.add(block, hash, b.maxOrphans, time.Now())
+		b.orphans.add(block, hash, b.maxOrphans, clock.Now())
 		return ProcessResult{Orphan: true, OrphanRoot: b.orphans.root(hash)}, nil
 	}
 	n, err := b.acceptBlockAndConnect(block, hash, flags)

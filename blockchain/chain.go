@@ -6,10 +6,10 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
@@ -39,8 +39,11 @@ type Config struct {
 	// MinimumChainWork overrides Params.MinimumChainWork when non-nil.
 	MinimumChainWork *Work
 	// Now returns the network-adjusted time in Unix seconds; nil means
-	// the local clock.
+	// the node's clock (internal/clock, which tests can freeze).
 	Now func() int64
+	// MaxTipAge is how old, in seconds, the tip may be while the chain
+	// counts as current (DefaultMaxTipAge if 0; Core's -maxtipage).
+	MaxTipAge int64
 	// MaxOrphans bounds the orphan pool (DefaultMaxOrphans if 0).
 	MaxOrphans int
 	// DisableCheckpoints ignores Params.Checkpoints.
@@ -78,6 +81,7 @@ type BlockChain struct {
 	cache       *database.UtxoCache
 	sigCache    *txscript.SigCache
 	now         func() int64
+	maxTipAge   int64
 	maxOrphans  int
 	checkpoints []chaincfg.BlockID
 	minWork     Work
@@ -89,9 +93,11 @@ type BlockChain struct {
 	chain   chainView
 	orphans orphanPool
 	best    atomic.Pointer[BestState]
-	scripts *scriptPool
-	scratch connectScratch
-	recent  map[*blockNode]*wire.MsgBlock
+	// caughtUp latches IsCurrent once it is true.
+	caughtUp atomic.Bool
+	scripts  *scriptPool
+	scratch  connectScratch
+	recent   map[*blockNode]*wire.MsgBlock
 	// connectErrs records, during one activateBestChain, why blocks
 	// failed to connect, so ProcessBlock can return the block's error.
 	connectErrs map[*blockNode]error
@@ -119,6 +125,11 @@ type BlockChain struct {
 
 	subMu sync.Mutex
 	subs  []func(*Notification)
+	// subCond (on subMu) orders deliveries: batch notifyQueued is taken
+	// under mu, and delivered once notifyDone reaches the one before it.
+	subCond      *sync.Cond
+	notifyQueued uint64 // guarded by mu
+	notifyDone   uint64 // guarded by subMu
 	// pending notifications are delivered after the lock is released.
 	pending []Notification
 }
@@ -138,12 +149,17 @@ func New(cfg *Config) (*BlockChain, error) {
 		cache:      cfg.Cache,
 		sigCache:   cfg.SigCache,
 		now:        cfg.Now,
+		maxTipAge:  cfg.MaxTipAge,
 		maxOrphans: cfg.MaxOrphans,
 		index:      newBlockIndex(),
 		reverseSeq: -1,
 	}
+	b.subCond = sync.NewCond(&b.subMu)
 	if b.now == nil {
-		b.now = func() int64 { return time.Now().Unix() }
+		b.now = clock.Unix
+	}
+	if b.maxTipAge <= 0 {
+		b.maxTipAge = DefaultMaxTipAge
 	}
 	if b.maxOrphans <= 0 {
 		b.maxOrphans = DefaultMaxOrphans

@@ -61,21 +61,45 @@ func (b *BlockChain) deliver() {
 	b.mu.Lock()
 	events := b.pending
 	b.pending = nil
+	var seq uint64
 	if len(events) > 0 {
 		tip := b.chain.tip()
 		events = append(events, Notification{Type: NTTipChanged, Hash: tip.hash, Height: tip.height})
+		b.notifyQueued++
+		seq = b.notifyQueued
 	}
 	b.mu.Unlock()
 	if len(events) == 0 {
 		return
 	}
-	// Delivery is serialised so subscribers see events in order even when
-	// two goroutines change the chain back to back.
+	// Batches are delivered one at a time in the order they were taken,
+	// so subscribers see events in chain order even when two goroutines
+	// change the chain back to back.
 	b.subMu.Lock()
 	defer b.subMu.Unlock()
+	for b.notifyDone != seq-1 {
+		b.subCond.Wait()
+	}
 	for i := range events {
 		for _, fn := range b.subs {
 			fn(&events[i])
 		}
 	}
+	b.notifyDone = seq
+	b.subCond.Broadcast()
+}
+
+// SyncNotifications returns once every event queued before the call has
+// been delivered to the subscribers (Core's
+// SyncWithValidationInterfaceQueue). It must not be called from a
+// subscriber.
+func (b *BlockChain) SyncNotifications() {
+	b.mu.RLock()
+	target := b.notifyQueued
+	b.mu.RUnlock()
+	b.subMu.Lock()
+	for b.notifyDone < target {
+		b.subCond.Wait()
+	}
+	b.subMu.Unlock()
 }

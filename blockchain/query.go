@@ -266,21 +266,31 @@ func (b *BlockChain) NextBlockScriptFlags() txscript.ScriptFlags {
 	return ScriptFlagsFor(b.params, b.chain.height()+1, wire.Hash{})
 }
 
-// maxTipAge is how old the tip may be before the node considers itself
-// in initial block download (Core's DEFAULT_MAX_TIP_AGE).
-const maxTipAge = 24 * 60 * 60
+// DefaultMaxTipAge is how old, in seconds, the tip may be before the node
+// considers itself in initial block download (Core's DEFAULT_MAX_TIP_AGE).
+const DefaultMaxTipAge = 24 * 60 * 60
 
 // IsCurrent reports whether the chain has caught up: the tip has at least
-// the minimum chain work and is less than a day old (the inverse of
-// Core's IsInitialBlockDownload, without its latch).
+// the minimum chain work and is younger than the maximum tip age. As
+// Core's IsInitialBlockDownload, the answer latches: once caught up, the
+// chain stays current for the rest of the run, so a clock moved forward
+// (or a quiet network) does not send a synced node back into initial
+// download.
 func (b *BlockChain) IsCurrent() bool {
+	if b.caughtUp.Load() {
+		return true
+	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	tip := b.chain.tip()
 	if tip.workSum.Cmp(b.minWork) < 0 {
 		return false
 	}
-	return int64(tip.timestamp) >= b.now()-maxTipAge
+	if int64(tip.timestamp) < b.now()-b.maxTipAge {
+		return false
+	}
+	b.caughtUp.Store(true)
+	return true
 }
 
 // MissingBlocks returns up to max hashes of blocks on the best header

@@ -34,6 +34,9 @@ type BlockDBOptions struct {
 	CacheBytes int
 	// ReadOnly opens without writing (e.g. for inspection tools).
 	ReadOnly bool
+	// FilesDir holds the blk and rev files when they live apart from the
+	// index (bitcoind's -blocksdir); empty means dir/blocks.
+	FilesDir string
 }
 
 // BlockDB owns the block files (blocks/blkNNNNN.dat), the undo files
@@ -75,6 +78,13 @@ func OpenBlockDB(dir string, net wire.BitcoinNet, o BlockDBOptions) (*BlockDB, e
 	if err := os.MkdirAll(bdir, 0o755); err != nil {
 		return nil, wrapErr(ErrIO, err, "create %s", bdir)
 	}
+	fdir := bdir
+	if o.FilesDir != "" {
+		fdir = o.FilesDir
+		if err := os.MkdirAll(fdir, 0o755); err != nil {
+			return nil, wrapErr(ErrIO, err, "create %s", fdir)
+		}
+	}
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = DefaultMaxBlockFileSize
 	}
@@ -100,9 +110,9 @@ func OpenBlockDB(dir string, net wire.BitcoinNet, o BlockDBOptions) (*BlockDB, e
 		return nil, err
 	}
 	b := &BlockDB{
-		dir:        bdir,
-		blk:        newFlatFiles(bdir, "blk", net),
-		rev:        newFlatFiles(bdir, "rev", net),
+		dir:        fdir,
+		blk:        newFlatFiles(fdir, "blk", net),
+		rev:        newFlatFiles(fdir, "rev", net),
 		idx:        db,
 		maxSize:    o.MaxFileSize,
 		files:      make(map[uint32]FileInfo),

@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -46,7 +47,7 @@ type Config struct {
 	// its removal took. It runs with the pool lock held, so it must not
 	// call back into the pool: the ZMQ publisher only queues a message.
 	OnRemove func(txid wire.Hash, sequence uint64)
-	// Now is the clock (time.Now when nil).
+	// Now is the clock (the node clock, clock.Now, when nil).
 	Now func() time.Time
 }
 
@@ -145,7 +146,7 @@ func New(cfg Config) *Pool {
 		panic("mempool: Config.Chain.FetchCoin, Chain.Tip and VerifyScripts are required")
 	}
 	if cfg.Now == nil {
-		cfg.Now = time.Now
+		cfg.Now = clock.Now
 	}
 	if cfg.CoinbaseMaturity == 0 {
 		cfg.CoinbaseMaturity = 100

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -105,7 +106,7 @@ func newPeer(cfg *Config, conn net.Conn, inbound bool, addr string) *Peer {
 		inbound:       inbound,
 		addr:          addr,
 		id:            nextPeerID.Add(1),
-		connTime:      time.Now(),
+		connTime:      clock.Now(),
 		quit:          make(chan struct{}),
 		done:          make(chan struct{}),
 		handshakeDone: make(chan struct{}),
@@ -336,10 +337,10 @@ func (p *Peer) UpdateLastBlockHeight(height int32) {
 // MarkNewTx records that the peer just gave us a transaction we accepted
 // to the mempool, and MarkNewBlock a block new to us; inbound eviction
 // protects the peers that did so most recently, as Core does.
-func (p *Peer) MarkNewTx() { p.lastNewTx.Store(time.Now().UnixNano()) }
+func (p *Peer) MarkNewTx() { p.lastNewTx.Store(clock.Now().UnixNano()) }
 
 // MarkNewBlock: see MarkNewTx.
-func (p *Peer) MarkNewBlock() { p.lastNewBl.Store(time.Now().UnixNano()) }
+func (p *Peer) MarkNewBlock() { p.lastNewBl.Store(clock.Now().UnixNano()) }
 
 // Misbehaving adds howmuch to the peer's score. At the ban threshold the
 // peer is disconnected and its address banned, except that whitelisted
@@ -475,7 +476,7 @@ func (p *Peer) Stats() StatsSnap {
 		s.BytesRecvPerMsg[k] = v
 	}
 	if p.pingNonce != 0 {
-		s.PingWait = time.Since(p.pingStart)
+		s.PingWait = clock.Since(p.pingStart)
 	}
 	s.LastPingRTT, s.MinPingRTT = p.lastPingRTT, p.minPingRTT
 	s.BanScore = p.banScore
@@ -487,7 +488,7 @@ func (p *Peer) Stats() StatsSnap {
 // countRecv records n bytes of a received message.
 func (p *Peer) countRecv(cmd string, n int) {
 	p.bytesRecv.Add(uint64(n))
-	p.lastRecv.Store(time.Now().UnixNano())
+	p.lastRecv.Store(clock.Now().UnixNano())
 	if cmd == "" {
 		return
 	}
@@ -503,7 +504,7 @@ func (p *Peer) countRecv(cmd string, n int) {
 
 func (p *Peer) countSent(cmd string, n int) {
 	p.bytesSent.Add(uint64(n))
-	p.lastSend.Store(time.Now().UnixNano())
+	p.lastSend.Store(clock.Now().UnixNano())
 	p.mu.Lock()
 	p.sentPerCmd[cmd] += uint64(n)
 	p.mu.Unlock()
@@ -528,5 +529,5 @@ func (p *Peer) NetAddress() (na wire.NetAddressV2, ok bool) {
 	p.mu.Lock()
 	services := p.services
 	p.mu.Unlock()
-	return wire.NetAddressV2FromNetAddress(wire.NewNetAddress(netip.AddrPortFrom(p.ip, ap.Port()), services, uint32(time.Now().Unix()))), true
+	return wire.NetAddressV2FromNetAddress(wire.NewNetAddress(netip.AddrPortFrom(p.ip, ap.Port()), services, uint32(clock.Unix()))), true
 }

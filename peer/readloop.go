@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -28,7 +29,7 @@ func (p *Peer) sendVersion() {
 	msg := &wire.MsgVersion{
 		ProtocolVersion: int32(p.cfg.ProtocolVersion),
 		Services:        p.cfg.Services,
-		Timestamp:       time.Now().Unix(),
+		Timestamp:       clock.Unix(),
 		AddrYou:         you,
 		// Like Core we do not reveal our own address here: addr_from
 		// carries only our services.
@@ -190,7 +191,7 @@ func (p *Peer) handleVersion(m *wire.MsgVersion) bool {
 	p.services = m.Services
 	p.userAgent = m.UserAgent
 	p.startingHeight = m.LastBlock
-	p.timeOffset = m.Timestamp - time.Now().Unix()
+	p.timeOffset = m.Timestamp - clock.Unix()
 	p.relayTx = !m.DisableRelayTx
 	if m.AddrYou.Addr.IsValid() && !m.AddrYou.Addr.IsUnspecified() {
 		p.addrMe = netip.AddrPortFrom(m.AddrYou.Addr.Unmap(), m.AddrYou.Port)
@@ -245,7 +246,7 @@ func (p *Peer) PushGetAddr() {
 func (p *Peer) addrAllowance(n int) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := time.Now()
+	now := clock.Now()
 	if p.addrTokens < addrTokenBucketMax {
 		elapsed := now.Sub(p.addrTokensTime).Seconds()
 		p.addrTokens = min(p.addrTokens+elapsed*addrRatePerSecond, addrTokenBucketMax)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -386,7 +387,7 @@ func (p *Peer) maybePing() {
 	}
 	p.mu.Lock()
 	if p.pingNonce != 0 {
-		late := time.Since(p.pingStart) > p.cfg.PingTimeout
+		late := clock.Since(p.pingStart) > p.cfg.PingTimeout
 		p.mu.Unlock()
 		if late {
 			p.disconnectf(ErrPingTimeout, "no pong for %v", p.cfg.PingTimeout)
@@ -394,7 +395,7 @@ func (p *Peer) maybePing() {
 		return
 	}
 	nonce := randUint64()
-	p.pingNonce, p.pingStart = nonce, time.Now()
+	p.pingNonce, p.pingStart = nonce, clock.Now()
 	p.mu.Unlock()
 	p.QueueMessage(&wire.MsgPing{Nonce: nonce}, nil)
 }
@@ -409,7 +410,7 @@ func (p *Peer) announceSelf() {
 	if !ok {
 		return
 	}
-	na.Timestamp = uint32(time.Now().Unix())
+	na.Timestamp = uint32(clock.Unix())
 	if p.WantsAddrV2() {
 		p.QueueMessage(&wire.MsgAddrV2{AddrList: []wire.NetAddressV2{na}}, nil)
 		return
@@ -429,13 +430,13 @@ func (p *Peer) PingNow() {
 	}
 	nonce := randUint64()
 	p.mu.Lock()
-	p.pingNonce, p.pingStart = nonce, time.Now()
+	p.pingNonce, p.pingStart = nonce, clock.Now()
 	p.mu.Unlock()
 	p.QueueMessage(&wire.MsgPing{Nonce: nonce}, nil)
 }
 
 func (p *Peer) handlePong(m *wire.MsgPong) {
-	now := time.Now()
+	now := clock.Now()
 	p.mu.Lock()
 	if p.pingNonce == 0 || m.Nonce != p.pingNonce {
 		// Core ignores unsolicited or mismatched pongs.

@@ -14,6 +14,7 @@ type Backend struct {
 	Mempool *MempoolBackend
 	Mining  *MiningBackend
 	Net     *NetBackend
+	Test    *TestBackend
 }
 
 // ChainBackend serves the blockchain methods and getrawtransaction.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/btcnode/btcd/internal/clock"
 )
 
 // builtinMethods is the registry of every built-in method, built once.
@@ -21,6 +23,7 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(mempoolMethods()...)
 	r.add(miningMethods()...)
 	r.add(netMethods()...)
+	r.add(testMethods()...)
 	return r
 })
 
@@ -50,14 +53,27 @@ func controlMethods() []*Method {
 			Description: "Returns the total uptime of the server.",
 			Result:      "n    (numeric) The number of seconds that the server has been running",
 			Handler: func(s *Server, _ *Params) (any, error) {
-				return int64(time.Since(s.cfg.StartTime) / time.Second), nil
+				return int64(clock.Since(s.cfg.StartTime) / time.Second), nil
 			},
 		},
 		{
 			Name: "stop", Category: "control",
 			Description: "Request a graceful shutdown of the node.",
-			Result:      `"str"    (string) A string with the content 'btcd stopping'`,
-			Handler: func(s *Server, _ *Params) (any, error) {
+			// wait is bitcoind's hidden argument: how long to sleep
+			// before answering (test harnesses pass it, usually 0).
+			Args:   []Arg{{Name: "wait", Type: ArgNum, Optional: true, Hidden: true, Description: "how long to wait in ms"}},
+			Result: `"str"    (string) A string with the content 'btcd stopping'`,
+			Handler: func(s *Server, p *Params) (any, error) {
+				wait, err := p.Int(0, 0)
+				if err != nil {
+					return nil, err
+				}
+				if wait > 0 {
+					select {
+					case <-time.After(time.Duration(min(wait, 60_000)) * time.Millisecond):
+					case <-s.quit:
+					}
+				}
 				if f := s.cfg.Shutdown; f != nil {
 					// The reply must go out before shutdown closes the
 					// listener, so shut down from another goroutine.

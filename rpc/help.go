@@ -36,6 +36,9 @@ type Arg struct {
 	Optional    bool
 	Default     string // shown as "default=..." for optional arguments
 	Description string
+	// Hidden arguments are accepted but left out of help, as bitcoind's
+	// (stop's wait).
+	Hidden bool
 }
 
 // signature returns the call line as bitcoind's help shows it: string
@@ -45,6 +48,9 @@ func (m *Method) signature() string {
 	b.WriteString(m.Name)
 	open := false
 	for _, a := range m.Args {
+		if a.Hidden {
+			continue
+		}
 		name := strings.SplitN(a.Name, "|", 2)[0]
 		if a.Type == ArgStr || a.Type == ArgHex {
 			name = `"` + name + `"`
@@ -73,9 +79,18 @@ func (m *Method) HelpText() string {
 	b.WriteString("\n\n")
 	b.WriteString(strings.TrimSpace(m.Description))
 	b.WriteString("\n")
-	if len(m.Args) > 0 {
+	visible := 0
+	for _, a := range m.Args {
+		if !a.Hidden {
+			visible++
+		}
+	}
+	if visible > 0 {
 		b.WriteString("\nArguments:\n")
 		for i, a := range m.Args {
+			if a.Hidden {
+				continue
+			}
 			name := strings.SplitN(a.Name, "|", 2)[0]
 			req := "required"
 			if a.Optional {

@@ -133,8 +133,10 @@ For full specification, see BIPs 22, 23, 9, and 145.`,
 				if err != nil {
 					return nil, err
 				}
+				// As bitcoind, only the first 80 bytes are read, so the hex
+				// of a whole block submits its header.
 				var hdr wire.BlockHeader
-				if !isHex(h) || len(h) != 2*wire.BlockHeaderSize || hdr.Decode(decodeHex(h)) != nil {
+				if !isHex(h) || len(h) < 2*wire.BlockHeaderSize || hdr.Decode(decodeHex(h[:2*wire.BlockHeaderSize])) != nil {
 					return nil, NewError(ErrDeserialization, "Block header decode failed")
 				}
 				return nil, s.mining().SubmitHeader(&hdr)

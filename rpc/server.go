@@ -97,6 +97,9 @@ type Config struct {
 	DataDir string
 	// CookieFile overrides DataDir/.cookie.
 	CookieFile string
+	// NoCookie writes no cookie file (bitcoind's -norpccookiefile): without
+	// Pass only the rpcauth entries can log in.
+	NoCookie bool
 
 	// TLS serves HTTPS. Without CertFile/KeyFile a self-signed ECDSA
 	// P-256 certificate is generated as DataDir/rpc.cert and rpc.key (or
@@ -254,7 +257,7 @@ func isLoopbackHost(host string) bool {
 // Start binds the listeners, writes the cookie file when cookie
 // authentication is in use, and serves until Stop.
 func (s *Server) Start() error {
-	if s.cfg.DataDir == "" && ((s.cfg.Pass == "" && s.cfg.CookieFile == "") ||
+	if s.cfg.DataDir == "" && ((s.cfg.Pass == "" && s.cfg.CookieFile == "" && !s.cfg.NoCookie) ||
 		(s.cfg.TLS && (s.cfg.CertFile == "" || s.cfg.KeyFile == ""))) {
 		return kindErrorf(ErrInvalidConfig, "a data directory is needed for the cookie file or TLS certificate")
 	}
@@ -266,7 +269,7 @@ func (s *Server) Start() error {
 		}
 		tlsConf = c
 	}
-	if s.cfg.Pass == "" {
+	if s.cfg.Pass == "" && !s.cfg.NoCookie {
 		up, path, err := writeCookie(s.cookieFile())
 		if err != nil {
 			return err

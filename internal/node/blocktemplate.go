@@ -4,9 +4,9 @@ import (
 	"encoding/hex"
 	"math/big"
 	"strconv"
-	"time"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
@@ -31,7 +31,7 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 	}
 	tip := s.chain.BestSnapshot()
 	t := s.pool.SelectTransactions(mempool.TemplateOptions{})
-	now := max(time.Now().Unix(), tip.MedianTime+1)
+	now := max(clock.Unix(), tip.MedianTime+1)
 	bits := s.chain.CalcNextRequiredBits(now)
 	index := make(map[wire.Hash]int64, len(t.Txs))
 	txs := make([]rpc.TemplateTx, len(t.Txs))
@@ -90,7 +90,7 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 func (s *server) miningInfo() (*rpc.MiningInfo, error) {
 	tip := s.chain.BestSnapshot()
 	hps, _ := s.networkHashPS(120, -1)
-	now := max(time.Now().Unix(), tip.MedianTime+1)
+	now := max(clock.Unix(), tip.MedianTime+1)
 	next := s.chain.CalcNextRequiredBits(now)
 	return &rpc.MiningInfo{
 		Blocks:        tip.Height,

@@ -36,9 +36,18 @@ const (
 	defaultMempoolExpiryHrs = 336
 	defaultDataCarrierSize  = 100000 // Bitcoin Core 30: total OP_RETURN bytes per transaction
 
-	// minPruneMiB follows btcd: below this the node could not keep enough
-	// recent blocks to survive a deep reorganization.
-	minPruneMiB = 1536
+	// minPruneMiB follows Bitcoin Core (MIN_DISK_SPACE_FOR_BLOCK_FILES):
+	// enough to keep the last 288 blocks for reorganizations.
+	minPruneMiB = 550
+	// PruneManual as --prune allows pruning by the pruneblockchain RPC
+	// only, as bitcoind's -prune=1.
+	PruneManual = 1
+	// defaultPeerTimeoutSecs is how long a new connection may stay silent
+	// (Core's DEFAULT_PEER_CONNECT_TIMEOUT).
+	defaultPeerTimeoutSecs = 60
+	// defaultMaxTipAgeSecs is Core's DEFAULT_MAX_TIP_AGE: a tip older than
+	// a day means the node is still catching up.
+	defaultMaxTipAgeSecs = 24 * 60 * 60
 	// minMaxMempoolMB follows Bitcoin Core: a smaller pool could not hold
 	// even one maximal package of unconfirmed descendants.
 	minMaxMempoolMB = 5
@@ -92,17 +101,26 @@ func (e *helpError) Unwrap() error { return errHelp }
 // defaults follow btcd where btcd has the option and Bitcoin Core otherwise.
 
 type GeneralOptions struct {
-	ShowVersion bool   `short:"V" long:"version" no-ini:"true" description:"Display version information and exit"`
-	AppData     string `short:"A" long:"appdata" no-ini:"true" description:"Path to application home directory"`
-	ConfigFile  string `short:"C" long:"configfile" no-ini:"true" description:"Path to configuration file"`
-	DataDir     string `short:"b" long:"datadir" description:"Directory to store data (a per-network subdirectory is used)"`
-	LogDir      string `long:"logdir" description:"Directory to log output (a per-network subdirectory is used)"`
-	DebugLevel  string `short:"d" long:"debuglevel" description:"Logging level for all subsystems {trace, debug, info, warn, error, critical, off} -- You may also specify <subsystem>=<level>,<subsystem2>=<level>,... to set the log level for individual subsystems -- Use show to list available subsystems"`
-	CPUProfile  string `long:"cpuprofile" description:"Write CPU profile to the specified file"`
-	MemProfile  string `long:"memprofile" description:"Write a heap profile to the specified file at shutdown"`
-	Profile     string `long:"profile" description:"Serve net/http/pprof profiling data on this address; a bare port (or :port) means 127.0.0.1:port"`
-	GoGC        int    `long:"gogc" description:"Go garbage collector target percentage (like GOGC); 0 keeps the Go default"`
-	MemLimit    uint64 `long:"memlimit" description:"Soft memory limit for the Go runtime in MiB (like GOMEMLIMIT); 0 means no limit"`
+	ShowVersion          bool     `short:"V" long:"version" no-ini:"true" description:"Display version information and exit"`
+	AppData              string   `short:"A" long:"appdata" no-ini:"true" description:"Path to application home directory"`
+	ConfigFile           string   `short:"C" long:"configfile" no-ini:"true" description:"Path to configuration file"`
+	DataDir              string   `short:"b" long:"datadir" description:"Directory to store data (a per-network subdirectory is used)"`
+	LogDir               string   `long:"logdir" description:"Directory to log output (a per-network subdirectory is used)"`
+	DebugLevel           string   `short:"d" long:"debuglevel" description:"Logging level for all subsystems {trace, debug, info, warn, error, critical, off} -- You may also specify <subsystem>=<level>,<subsystem2>=<level>,... to set the log level for individual subsystems -- Use show to list available subsystems"`
+	CPUProfile           string   `long:"cpuprofile" description:"Write CPU profile to the specified file"`
+	MemProfile           string   `long:"memprofile" description:"Write a heap profile to the specified file at shutdown"`
+	Profile              string   `long:"profile" description:"Serve net/http/pprof profiling data on this address; a bare port (or :port) means 127.0.0.1:port"`
+	GoGC                 int      `long:"gogc" description:"Go garbage collector target percentage (like GOGC); 0 keeps the Go default"`
+	MemLimit             uint64   `long:"memlimit" description:"Soft memory limit for the Go runtime in MiB (like GOMEMLIMIT); 0 means no limit"`
+	UAComments           []string `long:"uacomment" description:"Comment to add to the user agent (BIP14); may be repeated"`
+	MockTime             int64    `long:"mocktime" description:"Freeze the node's clock at this Unix time (for tests; 0 = real time)"`
+	StopAtHeight         int32    `long:"stopatheight" description:"Shut down once the active chain reaches this height (0 = never)"`
+	StopAfterBlockImport bool     `long:"stopafterblockimport" description:"Shut down once the blocks of --loadblock and --reindex are imported"`
+	PidFile              string   `long:"pidfile" description:"Write the process id to this file while running (relative to the network's data directory)"`
+	StartupNotify        string   `long:"startupnotify" description:"Run this shell command once the node has started"`
+	ShutdownNotify       string   `long:"shutdownnotify" description:"Run this shell command when shutdown begins"`
+	BlockNotify          string   `long:"blocknotify" description:"Run this shell command when the best block changes (%s is replaced by the block hash)"`
+	AlertNotify          string   `long:"alertnotify" description:"Run this shell command when a warning is raised (%s is replaced by the message)"`
 }
 
 type NetworkOptions struct {
@@ -115,28 +133,41 @@ type NetworkOptions struct {
 }
 
 type P2POptions struct {
-	AddPeers       []string      `short:"a" long:"addpeer" description:"Add a peer to connect with at startup; may be repeated"`
-	ConnectPeers   []string      `long:"connect" description:"Connect only to the specified peers at startup; may be repeated"`
-	DisableListen  bool          `long:"nolisten" description:"Disable listening for incoming connections -- NOTE: Listening is automatically disabled if the --connect or --proxy options are used without also specifying listen interfaces via --listen"`
-	Listeners      []string      `long:"listen" description:"Add an interface/port to listen for connections (default all interfaces port: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444); may be repeated"`
-	MaxPeers       int           `long:"maxpeers" description:"Max number of inbound and outbound peers"`
-	BanDuration    time.Duration `long:"banduration" description:"How long to ban misbehaving peers. Valid time units are {s, m, h}. Minimum 1 second"`
-	BanThreshold   uint32        `long:"banthreshold" description:"Maximum allowed ban score before disconnecting and banning misbehaving peers"`
-	Whitelists     []string      `long:"whitelist" description:"Add an IP network or IP that will not be banned (eg. 192.168.1.0/24 or ::1); may be repeated"`
-	DisableDNSSeed bool          `long:"nodnsseed" description:"Disable DNS seeding for peers"`
-	ExternalIPs    []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
-	Proxy          string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
-	OnionProxy     string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
-	BlocksOnly     bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
+	AddPeers            []string      `short:"a" long:"addpeer" description:"Add a peer to connect with at startup; may be repeated"`
+	ConnectPeers        []string      `long:"connect" description:"Connect only to the specified peers at startup; may be repeated"`
+	DisableListen       bool          `long:"nolisten" description:"Disable listening for incoming connections -- NOTE: Listening is automatically disabled if the --connect or --proxy options are used without also specifying listen interfaces via --listen"`
+	Listeners           []string      `long:"listen" description:"Add an interface/port to listen for connections (default all interfaces port: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444); may be repeated"`
+	MaxPeers            int           `long:"maxpeers" description:"Max number of inbound and outbound peers"`
+	BanDuration         time.Duration `long:"banduration" description:"How long to ban misbehaving peers. Valid time units are {s, m, h}. Minimum 1 second"`
+	BanThreshold        uint32        `long:"banthreshold" description:"Maximum allowed ban score before disconnecting and banning misbehaving peers"`
+	Whitelists          []string      `long:"whitelist" description:"Add an IP network or IP that will not be banned (eg. 192.168.1.0/24 or ::1); may be repeated"`
+	DisableDNSSeed      bool          `long:"nodnsseed" description:"Disable DNS seeding for peers"`
+	ExternalIPs         []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
+	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	BlocksOnly          bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
+	NoConnect           bool          `long:"noconnect" description:"Make no automatic outbound connections (only --addpeer, --connect and the addnode RPC)"`
+	WhiteBinds          []string      `long:"whitebind" description:"Listen on [permissions@]address and grant the permissions to peers connecting there (permissions as --whitelist; default noban,mempool,relay,download); may be repeated"`
+	PeerTimeout         int64         `long:"peertimeout" description:"Seconds a new connection may stay silent, or a peer may leave a ping unanswered, before it is dropped"`
+	MaxUploadTarget     string        `long:"maxuploadtarget" description:"Try to keep outbound traffic under this much per 24 hours: a number with an optional unit (k, m, g, t in powers of 1000; K, M, G, T in powers of 1024; default M); 0 = no limit; peers with the download permission and recent blocks are exempt"`
+	NoDiscover          bool          `long:"nodiscover" description:"Do not discover our own addresses from the network interfaces and peers"`
+	NoFixedSeeds        bool          `long:"nofixedseeds" description:"Do not use the built-in seed addresses when the DNS seeds give none"`
+	NoWhitelistRelay    bool          `long:"nowhitelistrelay" description:"Do not give whitelisted peers with default permissions the relay permission (accepting their transactions even under --blocksonly)"`
+	WhitelistForceRelay bool          `long:"whitelistforcerelay" description:"Give whitelisted peers with default permissions the forcerelay permission (relaying their transactions even when already known)"`
+	NoNetworkActive     bool          `long:"nonetworkactive" description:"Start with P2P networking off (the setnetworkactive RPC turns it on)"`
 }
 
 type RPCOptions struct {
-	RPCListeners []string `long:"rpclisten" description:"Add an interface/port to listen for RPC connections (default 127.0.0.1, port: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443); may be repeated"`
-	DisableRPC   bool     `long:"norpc" description:"Disable the built-in RPC server"`
-	RPCUser      string   `short:"u" long:"rpcuser" description:"Username for RPC connections"`
-	RPCPass      string   `short:"P" long:"rpcpass" default-mask:"-" description:"Password for RPC connections"`
-	DisableTLS   bool     `long:"notls" description:"Disable TLS for the RPC server (accepted for btcd compatibility: the RPC server speaks plain HTTP, so keep it on loopback)"`
-	REST         bool     `long:"rest" description:"Accept public REST requests (bitcoind's unauthenticated /rest/ interface, served on the RPC listeners)"`
+	RPCListeners  []string `long:"rpclisten" description:"Add an interface/port to listen for RPC connections (default 127.0.0.1, port: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443); may be repeated"`
+	DisableRPC    bool     `long:"norpc" description:"Disable the built-in RPC server"`
+	RPCUser       string   `short:"u" long:"rpcuser" description:"Username for RPC connections"`
+	RPCPass       string   `short:"P" long:"rpcpass" default-mask:"-" description:"Password for RPC connections"`
+	DisableTLS    bool     `long:"notls" description:"Disable TLS for the RPC server (accepted for btcd compatibility: the RPC server speaks plain HTTP, so keep it on loopback)"`
+	REST          bool     `long:"rest" description:"Accept public REST requests (bitcoind's unauthenticated /rest/ interface, served on the RPC listeners)"`
+	RPCAuth       []string `long:"rpcauth" description:"Add an RPC user as bitcoind's USER:SALT$HASH (HASH is hex HMAC-SHA256 of the password keyed by SALT, as share/rpcauth/rpcauth.py makes); may be repeated"`
+	RPCCookieFile string   `long:"rpccookiefile" description:"Where to write the RPC cookie (relative to the network's data directory; default .cookie)"`
+	RPCNoCookie   bool     `long:"norpccookie" description:"Do not write an RPC cookie (then --rpcuser/--rpcpass or --rpcauth is the only way in)"`
+	RPCMaxClients int      `long:"rpcmaxclients" description:"Max number of RPC requests served at once; more wait for HTTP 503"`
 }
 
 type ChainOptions struct {
@@ -145,17 +176,30 @@ type ChainOptions struct {
 	AssumeValid         string   `long:"assumevalid" description:"Hash of a block assumed to have valid scripts, skipping script checks for it and its ancestors; 0 disables (default: the network's built-in value)"`
 	Par                 int      `long:"par" description:"Number of script verification threads (0 = all cores, <0 = leave that many cores free)"`
 	TxIndex             bool     `long:"txindex" description:"Maintain a full hash-based transaction index which makes all transactions available via the getrawtransaction RPC"`
-	Prune               uint64   `long:"prune" description:"Prune already validated blocks, keeping the block files under this many MiB (minimum 1536; 0 disables pruning)"`
+	Prune               uint64   `long:"prune" description:"Prune already validated blocks, keeping the block files under this many MiB (minimum 550; 1 prunes only on the pruneblockchain RPC; 0 disables pruning)"`
 	LoadBlocks          []string `long:"loadblock" description:"Import blocks from an external blk000??.dat-style file at startup; may be repeated"`
 	Reindex             bool     `long:"reindex" description:"Rebuild the chain state and indexes from the blocks on disk"`
+	BlocksDir           string   `long:"blocksdir" description:"Directory holding the blocks folder (a per-network subdirectory is used; default: the data directory)"`
+	FastPrune           bool     `long:"fastprune" description:"Small block files and a low pruning floor, for tests (regtest only)"`
+	MaxTipAge           int64    `long:"maxtipage" description:"Seconds a tip may be old before the node considers itself in initial block download"`
 }
 
 type MempoolOptions struct {
-	MinRelayTxFee   float64 `long:"minrelaytxfee" description:"The minimum transaction fee in BTC/kvB to be considered a non-zero fee"`
-	MaxMempool      uint64  `long:"maxmempool" description:"Keep the transaction memory pool below this many MB (minimum 5)"`
-	MempoolExpiry   uint64  `long:"mempoolexpiry" description:"Do not keep transactions in the mempool longer than this many hours"`
-	PersistMempool  bool    `long:"persistmempool" description:"Save the mempool on shutdown and load it on restart"`
-	DataCarrierSize uint32  `long:"datacarriersize" description:"Maximum size in bytes of data in data carrier (OP_RETURN) outputs we relay and mine"`
+	MinRelayTxFee          float64 `long:"minrelaytxfee" description:"The minimum transaction fee in BTC/kvB to be considered a non-zero fee"`
+	MaxMempool             uint64  `long:"maxmempool" description:"Keep the transaction memory pool below this many MB (minimum 5)"`
+	MempoolExpiry          uint64  `long:"mempoolexpiry" description:"Do not keep transactions in the mempool longer than this many hours"`
+	PersistMempool         bool    `long:"persistmempool" description:"Save the mempool on shutdown and load it on restart"`
+	DataCarrierSize        uint32  `long:"datacarriersize" description:"Maximum size in bytes of data in data carrier (OP_RETURN) outputs we relay and mine"`
+	NoDataCarrier          bool    `long:"nodatacarrier" description:"Do not relay or mine transactions with data carrier (OP_RETURN) outputs"`
+	RejectBareMultisig     bool    `long:"nopermitbaremultisig" description:"Do not relay transactions creating bare (non-P2SH) multisig outputs"`
+	RelayNonStd            bool    `long:"relaynonstd" description:"Relay and mine non-standard transactions (test networks only)"`
+	IncrementalRelayFee    float64 `long:"incrementalrelayfee" description:"Fee rate in BTC/kvB a replacement must add and the step of the mempool's rolling minimum fee"`
+	DustRelayFee           float64 `long:"dustrelayfee" description:"Fee rate in BTC/kvB that defines dust: an output worth less than spending it costs at this rate"`
+	BytesPerSigOp          int64   `long:"bytespersigop" description:"Virtual bytes charged per signature operation when that exceeds the weight-based size"`
+	LimitAncestorCount     int     `long:"limitancestorcount" description:"Refuse a transaction with this many or more in-mempool ancestors"`
+	LimitAncestorSizeKvB   int     `long:"limitancestorsize" description:"Refuse a transaction whose size with its in-mempool ancestors exceeds this many kvB"`
+	LimitDescendantCount   int     `long:"limitdescendantcount" description:"Refuse a transaction that gives an in-mempool ancestor this many or more descendants"`
+	LimitDescendantSizeKvB int     `long:"limitdescendantsize" description:"Refuse a transaction that gives an in-mempool ancestor more than this many kvB of descendants"`
 }
 
 // NotifyOptions are the optional indexes, notification publishers and
@@ -177,10 +221,10 @@ type NotifyOptions struct {
 	Metrics            string   `long:"metrics" description:"Serve Prometheus metrics at /metrics on this address; a bare port (or :port) means 127.0.0.1:port (off by default; no authentication)"`
 }
 
-// config holds every daemon option. Tagged fields come from the command line
+// Config holds every daemon option. Tagged fields come from the command line
 // and the config file; the unexported fields below them are derived by
 // loadConfig so consumers never re-parse strings.
-type config struct {
+type Config struct {
 	GeneralOptions `group:"General Options"`
 	NetworkOptions `group:"Network Options"`
 	P2POptions     `group:"P2P Options"`
@@ -189,16 +233,55 @@ type config struct {
 	MempoolOptions `group:"Mempool and Relay Options"`
 	NotifyOptions  `group:"Index, Notification and Metrics Options"`
 
-	params           *chaincfg.Params
-	netName          string // mainnet, testnet3, testnet4, signet, regtest
-	whitelists       []*net.IPNet
-	minRelayTxFeeSat int64     // MinRelayTxFee in satoshi per kvB
-	assumeValid      wire.Hash // meaningful iff assumeValidMode == assumeValidHash
-	assumeValidMode  assumeValidMode
-	scriptThreads    int    // --par resolved against the CPU count
-	profileAddr      string // --profile normalized to host:port
-	debugLevels      debugLevels
-	metricsAddr      string // --metrics normalized to host:port
+	// Bitcoind is filled by the bitcoind front end (cmd/bitcoind); btcd's
+	// command line leaves it zero.
+	Bitcoind BitcoindSettings `no-flag:"true"`
+
+	params                 *chaincfg.Params
+	netName                string // mainnet, testnet3, testnet4, signet, regtest
+	whitelists             []*net.IPNet
+	minRelayTxFeeSat       int64     // MinRelayTxFee in satoshi per kvB
+	assumeValid            wire.Hash // meaningful iff assumeValidMode == assumeValidHash
+	assumeValidMode        assumeValidMode
+	scriptThreads          int    // --par resolved against the CPU count
+	profileAddr            string // --profile normalized to host:port
+	debugLevels            debugLevels
+	metricsAddr            string // --metrics normalized to host:port
+	logFile                string // where log lines are written; "" for none
+	blockFilesDir          string // --blocksdir resolved for the network; "" = DataDir/blocks
+	validated              bool   // validate succeeded; Run requires it
+	rpcPort                string // RPC port for listen addresses without one
+	incrementalRelayFeeSat int64  // --incrementalrelayfee in sat/kvB
+	dustRelayFeeSat        int64  // --dustrelayfee in sat/kvB
+	maxUploadBytes         uint64 // --maxuploadtarget in bytes per 24 h; 0 = none
+}
+
+// BitcoindSettings are what only bitcoind's command line expresses: its
+// data layout and where log lines go.
+type BitcoindSettings struct {
+	// Layout puts the chain data of mainnet directly in DataDir and that
+	// of the other networks in DataDir/<net> (regtest, testnet3,
+	// testnet4, signet), with the log file in the same folder, as
+	// bitcoind does. LogDir is then unused.
+	Layout bool
+	// DebugLogFile is the log file (-debuglogfile); a relative path is
+	// taken from the network's data directory. Empty means debug.log.
+	DebugLogFile string
+	// NoDebugLogFile writes no log file (-nodebuglogfile).
+	NoDebugLogFile bool
+	// NoConsole keeps log lines off stdout (-printtoconsole=0).
+	NoConsole bool
+	// P2PPort is the port to listen on where a listen address names none
+	// (-port); empty means the network's default.
+	P2PPort string
+	// RPCPort is the RPC port (-rpcport); empty means the network's
+	// default. Without --rpclisten the RPC server then listens on both
+	// 127.0.0.1 and [::1], as bitcoind.
+	RPCPort string
+	// StartupLog is logged, line by line, once logging has started:
+	// parameter interactions and warnings found while reading the
+	// command line and bitcoin.conf.
+	StartupLog []string
 }
 
 // assumeValidMode says where the assume-valid block comes from.
@@ -210,9 +293,9 @@ const (
 	assumeValidHash                           // --assumevalid=<hash>
 )
 
-// defaultConfig returns the configuration before any file or flag is read.
-func defaultConfig() config {
-	var cfg config
+// DefaultConfig returns the configuration before any file or flag is read.
+func DefaultConfig() Config {
+	var cfg Config
 	cfg.AppData = defaultAppDataDir
 	cfg.ConfigFile = defaultConfigFile
 	cfg.DataDir = defaultDataDir
@@ -227,6 +310,15 @@ func defaultConfig() config {
 	cfg.MaxMempool = defaultMaxMempoolMB
 	cfg.MempoolExpiry = defaultMempoolExpiryHrs
 	cfg.DataCarrierSize = defaultDataCarrierSize
+	cfg.IncrementalRelayFee = 0.000001
+	cfg.DustRelayFee = 0.00003
+	cfg.BytesPerSigOp = 20
+	cfg.LimitAncestorCount = 25
+	cfg.LimitAncestorSizeKvB = 101
+	cfg.LimitDescendantCount = 25
+	cfg.LimitDescendantSizeKvB = 101
+	cfg.PeerTimeout = defaultPeerTimeoutSecs
+	cfg.MaxTipAge = defaultMaxTipAgeSecs
 	cfg.ZMQPubHashBlockHWM = zmq.DefaultHWM
 	cfg.ZMQPubHashTxHWM = zmq.DefaultHWM
 	cfg.ZMQPubRawBlockHWM = zmq.DefaultHWM
@@ -237,7 +329,7 @@ func defaultConfig() config {
 
 // newConfigParser builds the go-flags parser for cfg. Errors are not printed
 // by go-flags: loadConfig turns them into one-line messages.
-func newConfigParser(cfg *config) *flags.Parser {
+func newConfigParser(cfg *Config) *flags.Parser {
 	p := flags.NewParser(cfg, flags.HelpFlag|flags.PassDoubleDash)
 	p.Name = appName
 	return p
@@ -249,8 +341,8 @@ func newConfigParser(cfg *config) *flags.Parser {
 // The flow mirrors btcd: a first parse of the command line finds --help,
 // --version, --appdata and --configfile; then the config file is applied;
 // then the command line again so it overrides the file.
-func loadConfig(args []string) (*config, error) {
-	preCfg := defaultConfig()
+func loadConfig(args []string) (*Config, error) {
+	preCfg := DefaultConfig()
 	preParser := newConfigParser(&preCfg)
 	if _, err := preParser.ParseArgs(args); err != nil {
 		return nil, flagsError(preParser, err)
@@ -259,7 +351,7 @@ func loadConfig(args []string) (*config, error) {
 		return &preCfg, nil
 	}
 
-	cfg := defaultConfig()
+	cfg := DefaultConfig()
 	parser := newConfigParser(&cfg)
 
 	// A changed --appdata moves every path that was not given explicitly.
@@ -307,7 +399,7 @@ func loadConfig(args []string) (*config, error) {
 	if cfg.DebugLevel == "show" {
 		return &cfg, nil
 	}
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &cfg, nil
@@ -380,15 +472,40 @@ func iniKeyAt(file string, line uint) string {
 // validate checks every option, resolves the network and fills the derived
 // fields. The first problem found is returned; its message starts with the
 // option name.
-func (cfg *config) validate() error {
+func (cfg *Config) validate() error {
 	if err := cfg.selectNetwork(); err != nil {
 		return err
 	}
 
 	// Paths: expand ~ and $VARS, then give each network its own folder so
-	// switching networks never mixes chain data.
-	cfg.DataDir = filepath.Join(cleanAndExpandPath(cfg.DataDir), cfg.netName)
-	cfg.LogDir = filepath.Join(cleanAndExpandPath(cfg.LogDir), cfg.netName)
+	// switching networks never mixes chain data (bitcoind keeps mainnet's
+	// data at the top of its data directory).
+	netSub := cfg.netName
+	if cfg.Bitcoind.Layout && cfg.netName == "mainnet" {
+		netSub = ""
+	}
+	cfg.DataDir = filepath.Join(cleanAndExpandPath(cfg.DataDir), netSub)
+	if cfg.Bitcoind.Layout {
+		cfg.LogDir = cfg.DataDir
+		switch {
+		case cfg.Bitcoind.NoDebugLogFile:
+			cfg.logFile = ""
+		case cfg.Bitcoind.DebugLogFile == "":
+			cfg.logFile = filepath.Join(cfg.DataDir, "debug.log")
+		default:
+			cfg.logFile = cleanAndExpandPath(cfg.Bitcoind.DebugLogFile)
+			if !filepath.IsAbs(cfg.logFile) {
+				cfg.logFile = filepath.Join(cfg.DataDir, cfg.logFile)
+			}
+		}
+	} else {
+		cfg.LogDir = filepath.Join(cleanAndExpandPath(cfg.LogDir), cfg.netName)
+		cfg.logFile = filepath.Join(cfg.LogDir, defaultLogFilename)
+	}
+	cfg.blockFilesDir = ""
+	if cfg.BlocksDir != "" {
+		cfg.blockFilesDir = filepath.Join(cleanAndExpandPath(cfg.BlocksDir), netSub, "blocks")
+	}
 	for _, p := range []struct {
 		opt  string
 		path *string
@@ -440,7 +557,7 @@ func (cfg *config) validate() error {
 }
 
 // selectNetwork applies the network flags, which are mutually exclusive.
-func (cfg *config) selectNetwork() error {
+func (cfg *Config) selectNetwork() error {
 	type choice struct {
 		set  bool
 		flag string

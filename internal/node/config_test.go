@@ -24,7 +24,7 @@ func testArgs(t *testing.T, args ...string) (string, []string) {
 	return dir, append([]string{"--appdata=" + dir}, args...)
 }
 
-func mustLoad(t *testing.T, args ...string) *config {
+func mustLoad(t *testing.T, args ...string) *Config {
 	t.Helper()
 	_, a := testArgs(t, args...)
 	cfg, err := loadConfig(a)

@@ -2,9 +2,11 @@ package node
 
 import (
 	"encoding/hex"
+	"errors"
 	"math"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,7 +20,7 @@ import (
 // validateP2P checks the peer-to-peer options and applies btcd's implied
 // settings (--connect and --proxy turn off listening unless --listen is
 // given; --connect turns off DNS seeding).
-func (cfg *config) validateP2P() error {
+func (cfg *Config) validateP2P() error {
 	if cfg.DisableListen && len(cfg.Listeners) > 0 {
 		return conflictf("--listen: can not be used together with --nolisten")
 	}
@@ -31,10 +33,27 @@ func (cfg *config) validateP2P() error {
 	if cfg.BanDuration < time.Second {
 		return invalidf("--banduration: must be at least 1s, got %v", cfg.BanDuration)
 	}
+	if cfg.PeerTimeout <= 0 {
+		return invalidf("--peertimeout: peertimeout must be a positive integer.")
+	}
+	if cfg.MaxUploadTarget != "" {
+		n, err := parseByteUnits(cfg.MaxUploadTarget)
+		if err != nil {
+			return invalidf("--maxuploadtarget: Unable to parse -maxuploadtarget: '%s'", cfg.MaxUploadTarget)
+		}
+		cfg.maxUploadBytes = n
+	}
+	if err := checkUAComments(cfg.UAComments); err != nil {
+		return err
+	}
 
 	port := cfg.params.DefaultPort
+	listenPort := port
+	if cfg.Bitcoind.P2PPort != "" {
+		listenPort = cfg.Bitcoind.P2PPort
+	}
 	var err error
-	if cfg.Listeners, err = normalizeAddresses("--listen", cfg.Listeners, port, true); err != nil {
+	if cfg.Listeners, err = normalizeAddresses("--listen", cfg.Listeners, listenPort, true); err != nil {
 		return err
 	}
 	if cfg.ConnectPeers, err = normalizeAddresses("--connect", cfg.ConnectPeers, port, false); err != nil {
@@ -71,21 +90,34 @@ func (cfg *config) validateP2P() error {
 	if cfg.DisableListen {
 		cfg.Listeners = nil
 	} else if len(cfg.Listeners) == 0 {
-		cfg.Listeners = []string{net.JoinHostPort("", port)}
+		cfg.Listeners = []string{net.JoinHostPort("", listenPort)}
 	}
 	return nil
 }
 
 // validateRPC checks the RPC options and fills the default listener.
-func (cfg *config) validateRPC() error {
+func (cfg *Config) validateRPC() error {
+	if cfg.RPCMaxClients < 0 {
+		return invalidf("--rpcmaxclients: must not be negative, got %d", cfg.RPCMaxClients)
+	}
+	if cfg.RPCCookieFile != "" {
+		cfg.RPCCookieFile = cleanAndExpandPath(cfg.RPCCookieFile)
+		if !filepath.IsAbs(cfg.RPCCookieFile) {
+			cfg.RPCCookieFile = filepath.Join(cfg.DataDir, cfg.RPCCookieFile)
+		}
+	}
 	if (cfg.RPCUser == "") != (cfg.RPCPass == "") {
 		if cfg.RPCUser == "" {
 			return conflictf("--rpcpass: requires --rpcuser")
 		}
 		return conflictf("--rpcuser: requires --rpcpass")
 	}
+	cfg.rpcPort = cfg.params.RPCPort
+	if cfg.Bitcoind.RPCPort != "" {
+		cfg.rpcPort = cfg.Bitcoind.RPCPort
+	}
 	var err error
-	cfg.RPCListeners, err = normalizeAddresses("--rpclisten", cfg.RPCListeners, cfg.params.RPCPort, true)
+	cfg.RPCListeners, err = normalizeAddresses("--rpclisten", cfg.RPCListeners, cfg.rpcPort, true)
 	if err != nil {
 		return err
 	}
@@ -94,14 +126,16 @@ func (cfg *config) validateRPC() error {
 		return conflictf("--rpclisten: can not be used together with --norpc")
 	case cfg.DisableRPC:
 		cfg.RPCListeners = nil
+	case len(cfg.RPCListeners) == 0 && cfg.Bitcoind.Layout:
+		// The RPC server's default: 127.0.0.1 and [::1].
 	case len(cfg.RPCListeners) == 0:
-		cfg.RPCListeners = []string{net.JoinHostPort("127.0.0.1", cfg.params.RPCPort)}
+		cfg.RPCListeners = []string{net.JoinHostPort("127.0.0.1", cfg.rpcPort)}
 	}
 	return nil
 }
 
 // validateChain checks the chain, cache and index options.
-func (cfg *config) validateChain() error {
+func (cfg *Config) validateChain() error {
 	switch cfg.AssumeValid {
 	case "":
 		cfg.assumeValidMode = assumeValidDefault
@@ -129,14 +163,29 @@ func (cfg *config) validateChain() error {
 	}
 
 	if cfg.Prune != 0 {
-		if cfg.Prune < minPruneMiB {
-			return invalidf("--prune: minimum is %d MiB (0 disables), got %d", minPruneMiB, cfg.Prune)
+		if cfg.Prune != PruneManual && cfg.Prune < minPruneMiB {
+			return invalidf("--prune: minimum is %d MiB (0 disables, 1 prunes by RPC only), got %d", minPruneMiB, cfg.Prune)
 		}
 		if cfg.TxIndex {
 			return conflictf("--prune: can not be used together with --txindex")
 		}
 	}
 
+	if cfg.FastPrune && !cfg.RegressionTest {
+		return conflictf("--fastprune: only allowed with --regtest")
+	}
+	if cfg.MaxTipAge <= 0 {
+		return invalidf("--maxtipage: must be positive, got %d", cfg.MaxTipAge)
+	}
+	if cfg.StopAtHeight < 0 {
+		return invalidf("--stopatheight: must not be negative, got %d", cfg.StopAtHeight)
+	}
+	if cfg.PidFile != "" {
+		cfg.PidFile = cleanAndExpandPath(cfg.PidFile)
+		if !filepath.IsAbs(cfg.PidFile) {
+			cfg.PidFile = filepath.Join(cfg.DataDir, cfg.PidFile)
+		}
+	}
 	for i, f := range cfg.LoadBlocks {
 		f = cleanAndExpandPath(f)
 		st, err := os.Stat(f)
@@ -152,12 +201,44 @@ func (cfg *config) validateChain() error {
 }
 
 // validateMempool checks the mempool and relay policy options.
-func (cfg *config) validateMempool() error {
+func (cfg *Config) validateMempool() error {
 	fee := cfg.MinRelayTxFee
 	if math.IsNaN(fee) || math.IsInf(fee, 0) || fee < 0 || fee > 21e6 {
 		return invalidf("--minrelaytxfee: %v is not a fee rate in BTC/kvB", fee)
 	}
 	cfg.minRelayTxFeeSat = int64(math.Round(fee * 1e8))
+	for _, f := range []struct {
+		opt string
+		btc float64
+		sat *int64
+	}{
+		{"--incrementalrelayfee", cfg.IncrementalRelayFee, &cfg.incrementalRelayFeeSat},
+		{"--dustrelayfee", cfg.DustRelayFee, &cfg.dustRelayFeeSat},
+	} {
+		if math.IsNaN(f.btc) || math.IsInf(f.btc, 0) || f.btc < 0 || f.btc > 21e6 {
+			return invalidf("%s: %v is not a fee rate in BTC/kvB", f.opt, f.btc)
+		}
+		*f.sat = int64(math.Round(f.btc * 1e8))
+	}
+	if cfg.BytesPerSigOp < 0 {
+		return invalidf("--bytespersigop: must not be negative, got %d", cfg.BytesPerSigOp)
+	}
+	for _, l := range []struct {
+		opt string
+		v   int
+	}{
+		{"--limitancestorcount", cfg.LimitAncestorCount},
+		{"--limitancestorsize", cfg.LimitAncestorSizeKvB},
+		{"--limitdescendantcount", cfg.LimitDescendantCount},
+		{"--limitdescendantsize", cfg.LimitDescendantSizeKvB},
+	} {
+		if l.v < 0 {
+			return invalidf("%s: must not be negative, got %d", l.opt, l.v)
+		}
+	}
+	if cfg.RelayNonStd && cfg.netName == "mainnet" {
+		return conflictf("--relaynonstd: acceptnonstdtxn is not currently supported for main chain")
+	}
 	if cfg.MaxMempool < minMaxMempoolMB {
 		return invalidf("--maxmempool: must be at least %d MB, got %d", minMaxMempoolMB, cfg.MaxMempool)
 	}
@@ -173,7 +254,7 @@ func (cfg *config) validateMempool() error {
 // validateNotify checks the index, ZMQ and metrics options. ZMQ addresses
 // are parsed here so a typo fails with the option's name before any
 // database is opened; binding them happens at start-up.
-func (cfg *config) validateNotify() error {
+func (cfg *Config) validateNotify() error {
 	if cfg.PeerBlockFilters && !cfg.BlockFilterIndex {
 		return conflictf("--peerblockfilters: requires --blockfilterindex")
 	}
@@ -214,7 +295,7 @@ func (cfg *config) validateNotify() error {
 }
 
 // zmqConfig returns the ZMQ publisher options in the zmq package's shape.
-func (cfg *config) zmqConfig() zmq.Config {
+func (cfg *Config) zmqConfig() zmq.Config {
 	return zmq.Config{
 		PubHashBlock:    cfg.ZMQPubHashBlock,
 		PubHashTx:       cfg.ZMQPubHashTx,
@@ -352,4 +433,73 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// maxSubversionLength is the longest user agent peers accept (Core's
+// MAX_SUBVERSION_LENGTH).
+const maxSubversionLength = 256
+
+// safeUAChars are the characters a user agent comment may hold (BIP14;
+// Core's SAFE_CHARS_UA_COMMENT).
+const safeUAChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .,;-_?@"
+
+// checkUAComments refuses comments that would be mangled in the user agent
+// and a user agent longer than peers accept, with Core's messages.
+func checkUAComments(comments []string) error {
+	for _, c := range comments {
+		for _, r := range c {
+			if !strings.ContainsRune(safeUAChars, r) {
+				return invalidf("--uacomment: User Agent comment (%s) contains unsafe characters.", c)
+			}
+		}
+	}
+	n := len("/" + appName + ":" + version() + "/")
+	if len(comments) > 0 {
+		n += len("()") + len(strings.Join(comments, "; "))
+	}
+	if n > maxSubversionLength {
+		return invalidf("--uacomment: Total length of network version string (%d) exceeds maximum length (%d). Reduce the number or size of uacomments.", n, maxSubversionLength)
+	}
+	return nil
+}
+
+// parseByteUnits parses a size as bitcoind's -maxuploadtarget: a number
+// with an optional unit, k/m/g/t in powers of 1000 and K/M/G/T in powers
+// of 1024; a bare number is in MiB.
+func parseByteUnits(s string) (uint64, error) {
+	if s == "" {
+		return 0, errors.New("empty size")
+	}
+	mult := uint64(1 << 20)
+	if last := s[len(s)-1]; last < '0' || last > '9' {
+		switch last {
+		case 'k':
+			mult = 1e3
+		case 'm':
+			mult = 1e6
+		case 'g':
+			mult = 1e9
+		case 't':
+			mult = 1e12
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		case 'T':
+			mult = 1 << 40
+		default:
+			return 0, errors.New("unknown unit")
+		}
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	if n > math.MaxUint64/mult {
+		return 0, errors.New("size overflows")
+	}
+	return n * mult, nil
 }

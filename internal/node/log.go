@@ -21,15 +21,23 @@ import (
 	"github.com/btcnode/btcd/zmq"
 )
 
-// logWriter sends every log line to stdout and, once initLogRotator has run,
+// logWriter sends every log line to stdout and, once initLogFile has run,
 // to the rotating log file. Errors writing the file are ignored so a full
 // disk degrades logging instead of stopping the node.
 type logWriter struct{}
 
-var logRotator atomic.Pointer[logrotate.Writer]
+var (
+	logRotator atomic.Pointer[logrotate.Writer]
+	// logToConsole is false under bitcoind's -printtoconsole=0.
+	logToConsole atomic.Bool
+)
+
+func init() { logToConsole.Store(true) }
 
 func (logWriter) Write(p []byte) (int, error) {
-	os.Stdout.Write(p)
+	if logToConsole.Load() {
+		os.Stdout.Write(p)
+	}
 	if r := logRotator.Load(); r != nil {
 		r.Write(p)
 	}
@@ -113,9 +121,16 @@ func useLoggers() {
 	blockfilter.UseLogger(indxLog)
 }
 
-// initLogRotator starts writing log lines to logFile in addition to stdout.
-func initLogRotator(logFile string) error {
-	r, err := logrotate.New(logFile, logrotate.DefaultMaxSize, logrotate.DefaultMaxFiles)
+// initLogFile starts writing log lines to logFile in addition to stdout.
+// With rotate the file is rotated by size (btcd's btcd.log); without, it
+// only grows, as bitcoind's debug.log, so readers that remember an offset
+// in it (Core's test framework) keep their place.
+func initLogFile(logFile string, rotate bool) error {
+	maxSize := int64(logrotate.DefaultMaxSize)
+	if !rotate {
+		maxSize = 1 << 62
+	}
+	r, err := logrotate.New(logFile, maxSize, logrotate.DefaultMaxFiles)
 	if err != nil {
 		return fmt.Errorf("failed to create log file: %w", err)
 	}

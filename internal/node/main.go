@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/btcnode/btcd/internal/clock"
 )
 
 // BtcdMain runs the daemon with btcd's command line and returns the process
@@ -33,18 +34,45 @@ func BtcdMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Supported subsystems %v\n", supportedSubsystems())
 		return 0
 	}
+	if err := Run(cfg); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", appName, oneLine(err.Error()))
+		return 1
+	}
+	return 0
+}
 
+// Validate checks a configuration built outside btcd's command line (the
+// bitcoind front end), resolves its network and paths and fills the
+// derived fields; Run requires it. The message of the error returned
+// starts with the option at fault.
+func (cfg *Config) Validate() error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	cfg.validated = true
+	return nil
+}
+
+// Run starts the node cfg describes and blocks until it has shut down,
+// after SIGINT, SIGTERM or the stop RPC. cfg comes from btcd's command
+// line (loadConfig) or from Validate. A start-up failure is returned; it
+// has been logged already when logging had started.
+func Run(cfg *Config) error {
+	if !cfg.validated {
+		return errors.New("node: configuration not validated")
+	}
 	applyRuntimeLimits(cfg)
 
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		fmt.Fprintf(stderr, "%s: --datadir: %s\n", appName, oneLine(err.Error()))
-		return 1
+		return fmt.Errorf("--datadir: %w", err)
 	}
-	if err := initLogRotator(filepath.Join(cfg.LogDir, defaultLogFilename)); err != nil {
-		fmt.Fprintf(stderr, "%s: --logdir: %s\n", appName, oneLine(err.Error()))
-		return 1
+	logToConsole.Store(!cfg.Bitcoind.NoConsole)
+	if cfg.logFile != "" {
+		if err := initLogFile(cfg.logFile, !cfg.Bitcoind.Layout); err != nil {
+			return fmt.Errorf("Could not open debug log file %s: %w", cfg.logFile, err)
+		}
+		defer closeLogRotator()
 	}
-	defer closeLogRotator()
 	setLogLevels(cfg.debugLevels)
 	useLoggers()
 
@@ -54,8 +82,13 @@ func BtcdMain(args []string, stdout, stderr io.Writer) int {
 	btcdLog.Infof("Version %s", version())
 	btcdLog.Infof("Go version %s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	btcdLog.Infof("Network: %s", cfg.netName)
-	btcdLog.Infof("Data directory: %s", cfg.DataDir)
-	btcdLog.Infof("Log directory: %s", cfg.LogDir)
+	btcdLog.Infof("Using data directory %s", cfg.DataDir)
+	if cfg.logFile != "" {
+		btcdLog.Infof("Log file: %s", cfg.logFile)
+	}
+	for _, line := range cfg.Bitcoind.StartupLog {
+		btcdLog.Info(line)
+	}
 	if cfg.GoGC > 0 || cfg.MemLimit > 0 {
 		btcdLog.Infof("Go runtime: GOGC=%d, memory limit %d MiB (0 = none)", cfg.GoGC, cfg.MemLimit)
 	}
@@ -64,7 +97,7 @@ func BtcdMain(args []string, stdout, stderr io.Writer) int {
 		stop, err := startCPUProfile(cfg.CPUProfile)
 		if err != nil {
 			btcdLog.Errorf("%v", err)
-			return 1
+			return err
 		}
 		defer stop()
 	}
@@ -83,31 +116,43 @@ func BtcdMain(args []string, stdout, stderr io.Writer) int {
 		ps, err := startProfileServer(cfg.profileAddr)
 		if err != nil {
 			btcdLog.Errorf("%v", err)
-			return 1
+			return err
 		}
 		btcdLog.Infof("Profile server listening on %s", ps.addr)
 		defer ps.stop()
 	}
 
 	if interruptRequested(interrupt) {
-		return 0
+		return nil
+	}
+	if cfg.MockTime != 0 {
+		clock.SetMock(cfg.MockTime)
+	}
+	if err := writePidFile(cfg.PidFile); err != nil {
+		btcdLog.Errorf("Unable to create the PID file '%s': %v", cfg.PidFile, err)
+		return fmt.Errorf("Unable to create the PID file '%s': %v", cfg.PidFile, err)
+	}
+	if cfg.PidFile != "" {
+		defer os.Remove(cfg.PidFile)
 	}
 
 	srv, err := newServer(cfg)
 	if err != nil {
 		btcdLog.Errorf("Unable to start server: %v", err)
-		return 1
+		return err
 	}
 	srv.Start()
+	runNotifyCommand(cfg.StartupNotify, "")
 	<-interrupt
+	runNotifyCommand(cfg.ShutdownNotify, "")
 	srv.Stop()
 	srv.WaitForShutdown()
-	return 0
+	return nil
 }
 
 // applyRuntimeLimits applies --gogc and --memlimit before the node starts
 // allocating; zero leaves the Go runtime (and GOGC/GOMEMLIMIT) untouched.
-func applyRuntimeLimits(cfg *config) {
+func applyRuntimeLimits(cfg *Config) {
 	if cfg.GoGC > 0 {
 		debug.SetGCPercent(cfg.GoGC)
 	}

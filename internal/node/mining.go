@@ -6,6 +6,7 @@ import (
 
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/chaincfg"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
@@ -115,7 +116,7 @@ func (s *server) buildBlock(script []byte, txs []*wire.MsgTx) (*wire.MsgBlock, e
 			fees += fee
 		}
 	}
-	ts := uint32(max(time.Now().Unix(), tip.MedianTime+1))
+	ts := uint32(max(clock.Unix(), tip.MedianTime+1))
 	sig := blockchain.AppendHeightScript(nil, height)
 	// An extra nonce keeps coinbases of equal height on different
 	// branches distinct.

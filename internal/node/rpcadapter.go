@@ -12,6 +12,7 @@ import (
 
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
@@ -43,6 +44,7 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Mempool: s.mempoolBackend(),
 		Mining:  s.miningBackend(),
 		Net:     s.netBackend(),
+		Test:    s.testBackend(),
 	}
 	s.extendRPCBackend(&backend) // filterwire.go, metricswire.go
 	backend.Mining.SubmitHeader = s.submitHeader
@@ -51,13 +53,18 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 	}
 	return rpc.New(rpc.Config{
 		Listeners:   cfg.RPCListeners,
-		DefaultPort: cfg.params.RPCPort,
+		DefaultPort: cfg.rpcPort,
 		User:        cfg.RPCUser,
 		Pass:        cfg.RPCPass,
+		AuthEntries: cfg.RPCAuth,
+		CookieFile:  cfg.RPCCookieFile,
+		NoCookie:    cfg.RPCNoCookie,
+		MaxClients:  cfg.RPCMaxClients,
 		DataDir:     cfg.DataDir,
 		Net:         rpcNetParams(cfg.netName),
 		Backend:     backend,
 		Shutdown:    requestShutdown,
+		StopMessage: stopMessage(cfg),
 		Logging: &rpc.LoggingControl{
 			Levels: func() map[string]string {
 				out := make(map[string]string, len(subsystemLoggers))
@@ -79,11 +86,19 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 				return nil
 			},
 		},
-		LogPath:   cfg.LogDir,
+		LogPath:   cfg.logFile,
 		StartTime: s.startTime,
 		OnCall:    s.rpcOnCall(), // metricswire.go
 		REST:      cfg.REST,
 	})
+}
+
+// stopMessage is the stop RPC's answer: bitcoind's under its front end.
+func stopMessage(cfg *Config) string {
+	if cfg.Bitcoind.Layout {
+		return "Bitcoin Core stopping"
+	}
+	return appName + " stopping"
 }
 
 // levelName spells a btclog level as the logging RPC expects it.
@@ -354,7 +369,7 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 		Info: func() (*rpc.MempoolInfo, error) {
 			in := p.Info()
 			return &rpc.MempoolInfo{
-				Loaded:              true,
+				Loaded:              s.mempoolLoaded.Load(),
 				Size:                int64(in.Size),
 				Bytes:               in.Bytes,
 				Usage:               in.Usage,
@@ -509,7 +524,7 @@ func (s *server) mempoolEntry(e *mempool.Entry) *rpc.MempoolEntry {
 }
 
 func (s *server) netBackend() *rpc.NetBackend {
-	ns := s.newNetState()
+	ns := s.net
 	return &rpc.NetBackend{
 		NetTotals:        func() (*rpc.NetTotals, error) { return s.netTotals(ns) },
 		SetNetworkActive: func(active bool) (bool, error) { return s.setNetworkActive(ns, active) },
@@ -586,9 +601,9 @@ func (s *server) netBackend() *rpc.NetBackend {
 			}
 			switch command {
 			case "add":
-				until := time.Now().Add(s.cfg.BanDuration)
+				until := clock.Now().Add(s.cfg.BanDuration)
 				if banTime > 0 {
-					until = time.Now().Add(time.Duration(banTime) * time.Second)
+					until = clock.Now().Add(time.Duration(banTime) * time.Second)
 					if absolute {
 						until = time.Unix(banTime, 0)
 					}
@@ -611,7 +626,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 			return rpc.NewError(rpc.ErrInvalidParams, "Error: Invalid command")
 		},
 		ListBanned: func() ([]rpc.BannedEntry, error) {
-			now := time.Now()
+			now := clock.Now()
 			list := s.bans.List()
 			out := make([]rpc.BannedEntry, len(list))
 			for i, e := range list {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
 )
@@ -129,7 +130,7 @@ func (s *server) checkProposal(blk *wire.MsgBlock, tip *blockchain.BestState) st
 		RequiredBits: s.chain.CalcNextRequiredBits(int64(blk.Header.Timestamp)),
 		PrevTime:     int64(prevHdr.Timestamp),
 		PrevMTP:      tip.MedianTime,
-		Now:          time.Now().Unix(),
+		Now:          clock.Unix(),
 	}
 	if err := blockchain.CheckHeaderContext(p, &blk.Header, hc); err != nil {
 		return ruleReason(err)

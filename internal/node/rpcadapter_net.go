@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/rpc"
@@ -117,7 +118,7 @@ func (s *server) netTotals(ns *netState) (*rpc.NetTotals, error) {
 	return &rpc.NetTotals{
 		TotalBytesRecv: recv,
 		TotalBytesSent: sent,
-		TimeMillis:     time.Now().UnixMilli(),
+		TimeMillis:     clock.Now().UnixMilli(),
 		UploadTarget:   rpc.UploadTarget{TimeFrame: 86400, ServeHistoricalBlocks: true},
 	}, nil
 }

@@ -35,7 +35,7 @@ func TestSampleConfDocumentsEveryOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	sample := string(b)
-	opts := configOptions(reflect.TypeOf(config{}))
+	opts := configOptions(reflect.TypeOf(Config{}))
 	if len(opts) < 45 {
 		t.Fatalf("found only %d options; reflection walk broken?", len(opts))
 	}
@@ -62,7 +62,7 @@ func TestSampleConfParses(t *testing.T) {
 	}
 	defer f.Close()
 	example := regexp.MustCompile(`^; ([a-z0-9]+)=(.*)$`)
-	opts := configOptions(reflect.TypeOf(config{}))
+	opts := configOptions(reflect.TypeOf(Config{}))
 	sc := bufio.NewScanner(f)
 	n := 0
 	for sc.Scan() {

@@ -5,17 +5,20 @@ import (
 	"crypto/rand"
 	"errors"
 	"hash/fnv"
+	"math"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/blockfilter"
 	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/metrics"
 	"github.com/btcnode/btcd/peer"
@@ -39,7 +42,7 @@ const feeEstimatesFile = "fee_estimates.dat"
 // peer layer, the sync manager and the RPC server, starts them in
 // dependency order and stops them in reverse.
 type server struct {
-	cfg *config
+	cfg *Config
 
 	bdb      *database.BlockDB
 	cs       *database.ChainState
@@ -67,6 +70,10 @@ type server struct {
 	peerCfg   peer.Config
 	dnsSeed   bool
 	discovery localDiscovery // rpcadapter_net.go
+	net       *netState      // setnetworkactive and traffic totals (rpcadapter_net.go)
+	sched     *scheduler     // periodic chores (maintenance)
+	// mempoolLoaded is set once block import and mempool.dat are done.
+	mempoolLoaded atomic.Bool
 	// evictKey salts network groups for eviction so outsiders cannot
 	// predict which groups are protected.
 	evictKey  [16]byte
@@ -95,7 +102,7 @@ type serverPeer struct {
 // newServer opens the databases and builds every subsystem. The P2P
 // listeners are bound here, so a port already in use fails start-up
 // instead of surfacing later.
-func newServer(cfg *config) (_ *server, err error) {
+func newServer(cfg *Config) (_ *server, err error) {
 	if cfg.params == nil {
 		return nil, errors.New("server: no network parameters")
 	}
@@ -104,6 +111,7 @@ func newServer(cfg *config) (_ *server, err error) {
 		quit:      make(chan struct{}),
 		peers:     make(map[int32]*serverPeer),
 		startTime: time.Now(),
+		sched:     newScheduler(),
 	}
 	rand.Read(s.evictKey[:])
 	defer func() {
@@ -159,6 +167,12 @@ func newServer(cfg *config) (_ *server, err error) {
 	if err := s.newPeerLayer(); err != nil {
 		return nil, err
 	}
+	s.net = s.newNetState()
+	if cfg.NoNetworkActive {
+		s.net.active.Store(false)
+	}
+	srvrLog.Infof("SetNetworkActive: %v", !cfg.NoNetworkActive)
+	s.watchChain()
 	if !cfg.DisableRPC {
 		if s.rpc, err = s.newRPCServer(); err != nil {
 			s.closeListeners()
@@ -182,7 +196,11 @@ func newServer(cfg *config) (_ *server, err error) {
 func (s *server) openChain() error {
 	cfg := s.cfg
 	var err error
-	if s.bdb, err = database.OpenBlockDB(cfg.DataDir, cfg.params.Net, database.BlockDBOptions{}); err != nil {
+	bo := database.BlockDBOptions{FilesDir: cfg.blockFilesDir}
+	if cfg.FastPrune {
+		bo.MaxFileSize = fastPruneFileSize
+	}
+	if s.bdb, err = database.OpenBlockDB(cfg.DataDir, cfg.params.Net, bo); err != nil {
 		return err
 	}
 	if s.cs, err = database.OpenChainState(cfg.DataDir, database.ChainStateOptions{CacheBudget: int64(cfg.UtxoCacheMaxSizeMiB) << 20}); err != nil {
@@ -201,7 +219,8 @@ func (s *server) openChain() error {
 		SigCache:    s.sigCache,
 		Par:         cfg.scriptThreads,
 		TxIndex:     cfg.TxIndex,
-		PruneTarget: cfg.Prune << 20,
+		PruneTarget: pruneTargetBytes(cfg.Prune),
+		MaxTipAge:   cfg.MaxTipAge,
 	}
 	switch cfg.assumeValidMode {
 	case assumeValidOff:
@@ -215,6 +234,19 @@ func (s *server) openChain() error {
 	tip := s.chain.BestSnapshot()
 	srvrLog.Infof("Chain tip %v at height %d", tip.Hash, tip.Height)
 	return nil
+}
+
+// fastPruneFileSize is the block file size under --fastprune (Core's
+// 64 KiB), so regtest chains of a few hundred blocks span many files.
+const fastPruneFileSize = 64 << 10
+
+// pruneTargetBytes converts --prune to the chain's byte target; manual
+// pruning has a target no chain reaches.
+func pruneTargetBytes(mib uint64) uint64 {
+	if mib == PruneManual {
+		return math.MaxUint64
+	}
+	return mib << 20
 }
 
 // newMempool creates the pool over the chain and hooks it to chain events.
@@ -237,11 +269,21 @@ func (s *server) newMempool() {
 	}
 	mc.VerifyScripts = s.verifyScripts
 	mc.Policy.MinRelayFee = mempool.FeeRate(cfg.minRelayTxFeeSat)
+	mc.Policy.IncrementalRelayFee = mempool.FeeRate(cfg.incrementalRelayFeeSat)
+	mc.Policy.DustRelayFee = mempool.FeeRate(cfg.dustRelayFeeSat)
 	mc.Policy.MaxDataCarrierBytes = int(cfg.DataCarrierSize)
+	mc.Policy.DataCarrier = !cfg.NoDataCarrier
+	mc.Policy.PermitBareMultisig = !cfg.RejectBareMultisig
+	mc.Policy.RequireStandard = !cfg.RelayNonStd
+	mc.Policy.BytesPerSigOp = cfg.BytesPerSigOp
+	mc.Policy.AncestorLimit = int64(cfg.LimitAncestorCount)
+	mc.Policy.AncestorSizeLimitKvB = int64(cfg.LimitAncestorSizeKvB)
+	mc.Policy.DescendantLimit = int64(cfg.LimitDescendantCount)
+	mc.Policy.DescendantSizeLimitKvB = int64(cfg.LimitDescendantSizeKvB)
 	mc.MaxMempoolBytes = int64(cfg.MaxMempool) * 1_000_000
 	mc.Expiry = time.Duration(cfg.MempoolExpiry) * time.Hour
 	mc.CoinbaseMaturity = cfg.params.CoinbaseMaturity
-	est, err := mempool.LoadFeeEstimates(filepath.Join(cfg.DataDir, feeEstimatesFile), time.Now())
+	est, err := mempool.LoadFeeEstimates(filepath.Join(cfg.DataDir, feeEstimatesFile), clock.Now())
 	if err != nil {
 		mempLog.Warnf("Ignoring %s: %v", feeEstimatesFile, err)
 	}
@@ -258,14 +300,6 @@ func (s *server) newMempool() {
 		mc.OnRemove = s.zmq.TxRemoved
 	}
 	s.pool = mempool.New(mc)
-	if cfg.PersistMempool {
-		path := filepath.Join(cfg.DataDir, mempoolFile)
-		if st, err := s.pool.LoadFile(path); err == nil {
-			mempLog.Infof("Loaded mempool from %s: %+v", path, st)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			mempLog.Warnf("Loading %s: %v", path, err)
-		}
-	}
 	s.chain.Subscribe(func(n *blockchain.Notification) {
 		switch n.Type {
 		case blockchain.NTBlockConnected:
@@ -340,7 +374,7 @@ func (s *server) newPeerLayer() error {
 	s.peerCfg = peer.Config{
 		Net:              cfg.params.Net,
 		Services:         peer.Services(cfg.Prune > 0, cfg.PeerBlockFilters),
-		UserAgent:        peer.UserAgent(appName, version()),
+		UserAgent:        userAgent(cfg.UAComments),
 		BestHeight:       func() int32 { return s.chain.BestSnapshot().Height },
 		DisableRelayTx:   cfg.BlocksOnly,
 		RequiredServices: wire.SFNodeNetwork | wire.SFNodeWitness,
@@ -423,7 +457,7 @@ func (s *server) newPeerLayer() error {
 		s.closeListeners()
 		s.listeners, cc.Listeners = nil, nil
 	}
-	if policy.AutoConnect && cfg.MaxPeers > 0 {
+	if policy.AutoConnect && cfg.MaxPeers > 0 && !cfg.NoConnect {
 		cc.GetNewAddress = s.newAddress
 		cc.TargetOutbound = min(connmgr.DefaultTargetOutbound, cfg.MaxPeers)
 	}
@@ -446,6 +480,9 @@ func (s *server) seedAddresses() {
 		return
 	}
 	fixed := addrmgr.FixedSeeds(s.cfg.params.Net)
+	if s.cfg.NoFixedSeeds {
+		fixed = nil
+	}
 	if len(s.cfg.params.DNSSeeds) == 0 {
 		if len(fixed) > 0 {
 			s.addFixedSeedsLater(fixed, fixedSeedDelay)
@@ -617,6 +654,15 @@ func (s *server) Start() {
 			if len(s.cfg.LoadBlocks) > 0 {
 				s.importBlocks(s.cfg.LoadBlocks)
 			}
+			if s.cfg.StopAfterBlockImport {
+				srvrLog.Info("Stopping after block import")
+				requestShutdown()
+				return
+			}
+			// As bitcoind, the saved mempool is loaded once imported
+			// blocks are connected, so its transactions meet the tip
+			// they were saved against.
+			s.loadMempool()
 			for _, a := range s.cfg.ConnectPeers {
 				s.connect(a, true)
 			}
@@ -642,19 +688,42 @@ func (s *server) connect(addr string, permanent bool) error {
 	return err
 }
 
-// maintenance runs periodic chores: mempool expiry and orphan expiry.
+// loadMempool reads mempool.dat (--persistmempool) and then reports the
+// mempool loaded (getmempoolinfo's "loaded").
+func (s *server) loadMempool() {
+	defer s.mempoolLoaded.Store(true)
+	if !s.cfg.PersistMempool {
+		return
+	}
+	path := filepath.Join(s.cfg.DataDir, mempoolFile)
+	if st, err := s.pool.LoadFile(path); err == nil {
+		mempLog.Infof("Loaded mempool from %s: %+v", path, st)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		mempLog.Warnf("Loading %s: %v", path, err)
+	}
+}
+
+// feeFlushInterval is how often the fee estimates are saved (Core's
+// FEE_FLUSH_INTERVAL), so a crash loses at most an hour of them.
+const feeFlushInterval = time.Hour
+
+// maintenance schedules the periodic chores (mempool and orphan expiry
+// every minute, saving the fee estimates every hour) and runs them until
+// shutdown.
 func (s *server) maintenance() {
 	defer s.wg.Done()
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.quit:
-			return
-		case now := <-t.C:
-			s.pool.Expire(now)
-			s.pool.ExpireOrphans()
-		}
+	s.sched.every("mempool expiry", time.Minute, func() {
+		s.pool.Expire(clock.Now())
+		s.pool.ExpireOrphans()
+	})
+	s.sched.every("fee estimates", feeFlushInterval, s.saveFeeEstimates)
+	s.sched.run(s.quit)
+}
+
+// saveFeeEstimates writes the fee estimator's state to its file.
+func (s *server) saveFeeEstimates() {
+	if err := s.feeEst.SaveFile(filepath.Join(s.cfg.DataDir, feeEstimatesFile), clock.Now()); err != nil {
+		mempLog.Warnf("Saving fee estimates: %v", err)
 	}
 }
 
@@ -693,15 +762,13 @@ func (s *server) Stop() {
 				st.TotalFlush.Round(time.Millisecond), st.LongestPause.Round(time.Microsecond))
 		}
 		s.closeZMQ()
-		if s.cfg.PersistMempool {
+		if s.cfg.PersistMempool && s.mempoolLoaded.Load() {
 			path := filepath.Join(s.cfg.DataDir, mempoolFile)
 			if err := s.pool.SaveFile(path); err != nil {
 				mempLog.Errorf("Saving %s: %v", path, err)
 			}
 		}
-		if err := s.feeEst.SaveFile(filepath.Join(s.cfg.DataDir, feeEstimatesFile), time.Now()); err != nil {
-			mempLog.Warnf("Saving fee estimates: %v", err)
-		}
+		s.saveFeeEstimates()
 		if err := s.addrs.Stop(); err != nil {
 			amgrLog.Warnf("Saving peers: %v", err)
 		}
@@ -771,7 +838,7 @@ func (s *server) peerList() []*serverPeer {
 }
 
 // dialConfig builds the outbound dialer options from --proxy and --onion.
-func dialConfig(cfg *config) connmgr.DialConfig {
+func dialConfig(cfg *Config) connmgr.DialConfig {
 	var dc connmgr.DialConfig
 	if cfg.Proxy != "" {
 		dc.Proxy = &connmgr.Proxy{Addr: cfg.Proxy, TorIsolation: true}

@@ -3,6 +3,9 @@ package node
 import (
 	"fmt"
 	"runtime"
+	"strings"
+
+	"github.com/btcnode/btcd/peer"
 )
 
 // Semantic version parts of the daemon. appBuild may be set at link time
@@ -33,4 +36,29 @@ func version() string {
 func versionLine() string {
 	return fmt.Sprintf("%s version %s (Go version %s %s/%s)", appName, version(),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// userAgent is the node's P2P user agent with the --uacomment comments.
+func userAgent(comments []string) string {
+	return peer.UserAgent(appName, version(), comments...)
+}
+
+// VersionText is what a front end's version option prints, under the
+// program name it was started as.
+func VersionText(program string) string {
+	return fmt.Sprintf("%s version %s (Go version %s %s/%s)", program, version(),
+		runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// ErrorText returns a start-up error's message without the leading
+// "--option: " that btcd's command line shows, for front ends whose
+// options are spelled differently.
+func ErrorText(err error) string {
+	msg := oneLine(err.Error())
+	if strings.HasPrefix(msg, "--") {
+		if _, rest, ok := strings.Cut(msg, ": "); ok {
+			return rest
+		}
+	}
+	return msg
 }

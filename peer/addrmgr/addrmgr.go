@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcsuite/btclog"
 )
@@ -139,7 +140,7 @@ type Config struct {
 	// Lookup resolves DNS seed names; nil uses the system resolver. Tests
 	// inject a fake.
 	Lookup func(host string) ([]netip.Addr, error)
-	// Now returns the current time; nil means time.Now.
+	// Now returns the current time; nil means the node clock (clock.Now).
 	Now func() time.Time
 }
 
@@ -170,7 +171,7 @@ type Manager struct {
 // empty Manager.
 func New(cfg Config) (*Manager, error) {
 	if cfg.Now == nil {
-		cfg.Now = time.Now
+		cfg.Now = clock.Now
 	}
 	m := &Manager{cfg: cfg, quit: make(chan struct{})}
 	m.reset()

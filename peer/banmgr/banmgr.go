@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/peer/internal/atomicfile"
 	"github.com/btcsuite/btclog"
 )
@@ -72,7 +73,7 @@ type Config struct {
 	BanDuration time.Duration
 	// Whitelist lists ranges that are never banned.
 	Whitelist []netip.Prefix
-	// Now returns the current time; nil means time.Now. Tests inject a
+	// Now returns the current time; nil means the node clock (clock.Now). Tests inject a
 	// clock to expire bans.
 	Now func() time.Time
 }
@@ -98,7 +99,7 @@ func New(cfg Config) (*Manager, error) {
 		cfg.BanDuration = DefaultBanDuration
 	}
 	if cfg.Now == nil {
-		cfg.Now = time.Now
+		cfg.Now = clock.Now
 	}
 	m := &Manager{
 		cfg:    cfg,

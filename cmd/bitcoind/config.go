@@ -1,0 +1,487 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/btcnode/btcd/internal/node"
+)
+
+// chainDir is the name of each network's folder in the data directory,
+// keyed by bitcoind's chain name; mainnet uses the data directory itself.
+var chainDir = map[string]string{"main": "", "test": "testnet3", "testnet4": "testnet4", "signet": "signet", "regtest": "regtest"}
+
+// defaultDataDir is bitcoind's: ~/.bitcoin on Unix.
+func defaultDataDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		home = "."
+	}
+	return filepath.Join(home, ".bitcoin")
+}
+
+// loadSettings reads the command line and the config files and returns the
+// settings with the data directory and chain resolved. Errors carry
+// bitcoind's text without the leading "Error: ".
+func loadSettings(argv []string) (*args, string, string, error) {
+	a := newArgs()
+	if err := a.parseCommandLine(argv); err != nil {
+		return nil, "", "", fmt.Errorf("Error parsing command line arguments: %w", err)
+	}
+	if wantsHelp(a) || a.isSet("version") {
+		return a, "", "", nil
+	}
+	datadir := defaultDataDir()
+	if a.isSet("datadir") {
+		datadir = absPath(a.getString("datadir", ""))
+		if st, err := os.Stat(datadir); err != nil || !st.IsDir() {
+			return nil, "", "", fmt.Errorf("Specified data directory \"%s\" does not exist.", a.getString("datadir", ""))
+		}
+	}
+	chain, err := a.selectChain()
+	if err != nil {
+		return nil, "", "", err
+	}
+	a.chain = chain
+	confPath, err := a.readConfigFiles(datadir)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("Error reading configuration file: %w", err)
+	}
+	if a.isSet("datadir") {
+		d := absPath(a.getString("datadir", ""))
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return nil, "", "", fmt.Errorf("Error reading configuration file: specified data directory \"%s\" does not exist.", a.getString("datadir", ""))
+		}
+		datadir = d
+	}
+	if unsuitable := a.unsuitableSectionOnly(); len(unsuitable) > 0 {
+		var msgs []string
+		for _, name := range unsuitable {
+			msgs = append(msgs, fmt.Sprintf("Config setting for %s only applied on %s network when in [%s] section.", name, a.chain, a.chain))
+		}
+		return nil, "", "", errors.New(strings.Join(msgs, "\n"))
+	}
+	for _, s := range a.unrecognizedSections() {
+		a.warnings = append(a.warnings, fmt.Sprintf("Warning: %s:%d Section [%s] is not recognized.", s.file, s.line, s.name))
+	}
+	return a, datadir, confPath, nil
+}
+
+// wantsHelp reports -?, -h, -help or -help-debug.
+func wantsHelp(a *args) bool {
+	return a.isSet("?") || a.isSet("h") || a.isSet("help") || a.isSet("help-debug")
+}
+
+// absPath makes a command-line path absolute (bitcoind resolves it from
+// the working directory).
+func absPath(p string) string {
+	p = expandHome(p)
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// buildConfig maps the settings onto the node's configuration. It refuses
+// unsupported options that are set to anything but their off value.
+func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
+	if err := checkUnsupported(a); err != nil {
+		return nil, err
+	}
+	cfg := node.DefaultConfig()
+	b := &cfg.Bitcoind
+	b.Layout = true
+	cfg.DataDir = datadir
+	// bitcoind's defaults where they differ from btcd's.
+	cfg.PersistMempool = true
+	cfg.BanDuration = 24 * time.Hour
+
+	switch a.chain {
+	case "test":
+		cfg.TestNet3 = true
+	case "testnet4":
+		cfg.TestNet4 = true
+	case "signet":
+		cfg.SigNet = true
+	case "regtest":
+		cfg.RegressionTest = true
+	}
+	if confPath == "" {
+		b.StartupLog = append(b.StartupLog, "Config file: <disabled>")
+	} else if _, err := os.Stat(confPath); err == nil {
+		b.StartupLog = append(b.StartupLog, "Config file: "+confPath)
+	} else {
+		b.StartupLog = append(b.StartupLog, "Config file: "+confPath+" (not found, skipping)")
+	}
+	b.StartupLog = append(b.StartupLog, a.warnings...)
+
+	// Logging.
+	if a.isNegated("debuglogfile") {
+		b.NoDebugLogFile = true
+	} else {
+		b.DebugLogFile = a.getString("debuglogfile", "")
+	}
+	b.NoConsole = !a.getBool("printtoconsole", !a.getBool("daemon", false))
+	level, err := debugLevel(a)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DebugLevel = level
+
+	// Chain and storage.
+	cfg.TestActivationHeights = a.getList("testactivationheight")
+	cfg.VersionBitsParams = a.getList("vbparams")
+	if a.isSet("assumevalid") {
+		cfg.AssumeValid = a.getString("assumevalid", "")
+		if a.isNegated("assumevalid") {
+			cfg.AssumeValid = "0"
+		}
+	}
+	if v := a.getString("blocksdir", ""); v != "" && !a.isNegated("blocksdir") {
+		d := absPath(v)
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("Specified blocks directory \"%s\" does not exist.", v)
+		}
+		cfg.BlocksDir = d
+	}
+	cfg.FastPrune = a.getBool("fastprune", false)
+	if a.isSet("dbcache") {
+		n := a.getInt("dbcache", 450)
+		cfg.UtxoCacheMaxSizeMiB = uint64(max(n, 4))
+	}
+	if a.isSet("maxsigcachesize") {
+		// About 100 bytes an entry (hash, key and signature).
+		mib := max(a.getInt("maxsigcachesize", 32), 0)
+		cfg.SigCacheMaxSize = uint(min(mib, 1<<20) << 20 / 100)
+	}
+	cfg.Par = int(a.getInt("par", 0))
+	cfg.TxIndex = a.getBool("txindex", false)
+	if a.isSet("prune") {
+		n := a.getInt("prune", 0)
+		switch {
+		case n < 0:
+			return nil, errors.New("Prune cannot be configured with a negative value.")
+		case n == 0:
+		case n == 1:
+			cfg.Prune = node.PruneManual
+		case n < 550:
+			return nil, errors.New("Prune configured below the minimum of 550 MiB.  Please use a higher number.")
+		default:
+			cfg.Prune = uint64(n)
+		}
+		if cfg.Prune != 0 && cfg.TxIndex {
+			return nil, errors.New("Prune mode is incompatible with -txindex.")
+		}
+	}
+	cfg.LoadBlocks = absPaths(a.getList("loadblock"))
+	cfg.Reindex = a.getBool("reindex", false) || a.getBool("reindex-chainstate", false)
+	cfg.StopAfterBlockImport = a.getBool("stopafterblockimport", false)
+	cfg.StopAtHeight = int32(a.getInt("stopatheight", 0))
+	if a.isSet("maxtipage") {
+		cfg.MaxTipAge = a.getInt("maxtipage", 0)
+	}
+	if a.isSet("mocktime") {
+		cfg.MockTime = a.getInt("mocktime", 0)
+	}
+	switch v := a.getString("blockfilterindex", "0"); {
+	case a.isNegated("blockfilterindex"), v == "0":
+	case v == "" || v == "1" || v == "basic":
+		cfg.BlockFilterIndex = true
+	default:
+		for _, name := range a.getList("blockfilterindex") {
+			if name != "basic" {
+				return nil, fmt.Errorf("Unknown -blockfilterindex value %s.", name)
+			}
+		}
+		cfg.BlockFilterIndex = true
+	}
+	cfg.PeerBlockFilters = a.getBool("peerblockfilters", false)
+	if cfg.PeerBlockFilters && !cfg.BlockFilterIndex {
+		return nil, errors.New("Cannot set -peerblockfilters without -blockfilterindex.")
+	}
+	if p := a.getString("pid", "bitcoind.pid"); !a.isNegated("pid") {
+		cfg.PidFile = p
+	}
+	cfg.StartupNotify = a.getString("startupnotify", "")
+	cfg.ShutdownNotify = a.getString("shutdownnotify", "")
+	cfg.BlockNotify = a.getString("blocknotify", "")
+	cfg.AlertNotify = a.getString("alertnotify", "")
+
+	// Mempool and relay.
+	if a.isSet("maxmempool") {
+		cfg.MaxMempool = uint64(max(a.getInt("maxmempool", 300), 0))
+		if cfg.MaxMempool < 5 {
+			return nil, fmt.Errorf("-maxmempool must be at least %d MB", 5)
+		}
+	}
+	if a.isSet("mempoolexpiry") {
+		cfg.MempoolExpiry = uint64(max(a.getInt("mempoolexpiry", 336), 0))
+	}
+	cfg.PersistMempool = a.getBool("persistmempool", true)
+	for _, f := range []struct {
+		name string
+		dst  *float64
+	}{
+		{"minrelaytxfee", &cfg.MinRelayTxFee},
+		{"incrementalrelayfee", &cfg.IncrementalRelayFee},
+		{"dustrelayfee", &cfg.DustRelayFee},
+	} {
+		if !a.isSet(f.name) {
+			continue
+		}
+		v, err := parseAmount(a.getString(f.name, ""))
+		if err != nil {
+			return nil, fmt.Errorf("Invalid amount for -%s=<amount>: '%s'", f.name, a.getString(f.name, ""))
+		}
+		*f.dst = v
+	}
+	if a.isSet("datacarriersize") {
+		cfg.DataCarrierSize = uint32(max(min(a.getInt("datacarriersize", 100000), math.MaxUint32), 0))
+	}
+	cfg.NoDataCarrier = !a.getBool("datacarrier", true)
+	cfg.RejectBareMultisig = !a.getBool("permitbaremultisig", true)
+	if a.isSet("bytespersigop") {
+		cfg.BytesPerSigOp = a.getInt("bytespersigop", 20)
+	}
+	if a.getBool("acceptnonstdtxn", false) {
+		if a.chain == "main" {
+			return nil, errors.New("acceptnonstdtxn is not currently supported for main chain")
+		}
+		cfg.RelayNonStd = true
+	}
+	for _, l := range []struct {
+		name string
+		dst  *int
+	}{
+		{"limitancestorcount", &cfg.LimitAncestorCount},
+		{"limitancestorsize", &cfg.LimitAncestorSizeKvB},
+		{"limitdescendantcount", &cfg.LimitDescendantCount},
+		{"limitdescendantsize", &cfg.LimitDescendantSizeKvB},
+	} {
+		if a.isSet(l.name) {
+			*l.dst = int(max(a.getInt(l.name, 0), 0))
+		}
+	}
+
+	// Connections.
+	if err := applyConnection(a, &cfg); err != nil {
+		return nil, err
+	}
+
+	// RPC.
+	if err := applyRPC(a, &cfg); err != nil {
+		return nil, err
+	}
+
+	// ZMQ.
+	cfg.ZMQPubHashBlock = a.getList("zmqpubhashblock")
+	cfg.ZMQPubHashTx = a.getList("zmqpubhashtx")
+	cfg.ZMQPubRawBlock = a.getList("zmqpubrawblock")
+	cfg.ZMQPubRawTx = a.getList("zmqpubrawtx")
+	cfg.ZMQPubSequence = a.getList("zmqpubsequence")
+	for _, h := range []struct {
+		name string
+		dst  *int
+	}{
+		{"zmqpubhashblockhwm", &cfg.ZMQPubHashBlockHWM},
+		{"zmqpubhashtxhwm", &cfg.ZMQPubHashTxHWM},
+		{"zmqpubrawblockhwm", &cfg.ZMQPubRawBlockHWM},
+		{"zmqpubrawtxhwm", &cfg.ZMQPubRawTxHWM},
+		{"zmqpubsequencehwm", &cfg.ZMQPubSequenceHWM},
+	} {
+		if a.isSet(h.name) {
+			*h.dst = int(a.getInt(h.name, 1000))
+		}
+	}
+	cfg.UAComments = a.getList("uacomment")
+	return &cfg, nil
+}
+
+// applyConnection maps the P2P options, with bitcoind's parameter
+// interactions (-connect and -proxy turn listening off unless -bind or
+// -listen say otherwise; -connect turns DNS seeding off).
+func applyConnection(a *args, cfg *node.Config) error {
+	b := &cfg.Bitcoind
+	if a.isSet("port") {
+		p := a.getString("port", "")
+		if n, err := strconv.ParseUint(p, 10, 16); err != nil || n == 0 {
+			return fmt.Errorf("Invalid port specified in -port: '%s'", p)
+		}
+		b.P2PPort = p
+	}
+	connect := a.getList("connect")
+	// "-connect=0" is bitcoind's way to write -noconnect.
+	var peers []string
+	noConnect := a.isNegated("connect")
+	for _, c := range connect {
+		if c == "0" {
+			noConnect = true
+			continue
+		}
+		peers = append(peers, c)
+	}
+	cfg.ConnectPeers = peers
+	cfg.NoConnect = noConnect || len(peers) > 0
+	cfg.AddPeers = a.getList("addnode")
+	maxConn := a.getInt("maxconnections", 125)
+	if maxConn < 0 {
+		maxConn = 0
+	}
+	cfg.MaxPeers = int(maxConn)
+
+	binds := a.getList("bind")
+	whitebinds := a.getList("whitebind")
+	listenDefault := true
+	if len(peers) > 0 || a.isNegated("connect") || maxConn <= 0 {
+		listenDefault = false
+		if !a.isSet("dnsseed") {
+			b.StartupLog = append(b.StartupLog, "parameter interaction: -connect or -maxconnections=0 set -> setting -dnsseed=0")
+		}
+		if !a.isSet("listen") {
+			b.StartupLog = append(b.StartupLog, "parameter interaction: -connect or -maxconnections=0 set -> setting -listen=0")
+		}
+	}
+	proxy := a.getString("proxy", "")
+	if a.isNegated("proxy") {
+		proxy = ""
+	}
+	if proxy != "" && proxy != "0" {
+		listenDefault = false
+		cfg.Proxy = proxy
+	}
+	if len(binds) > 0 || len(whitebinds) > 0 {
+		listenDefault = true
+	}
+	listen := a.getBool("listen", listenDefault)
+	cfg.DisableListen = !listen
+	if listen {
+		for _, bnd := range binds {
+			addr := strings.TrimSuffix(bnd, "=onion")
+			cfg.Listeners = append(cfg.Listeners, addr)
+		}
+		// Without -bind the node listens on every address at -port.
+		cfg.WhiteBinds = whitebinds
+	}
+	dnsSeedDefault := len(peers) == 0 && !a.isNegated("connect") && maxConn > 0
+	cfg.DisableDNSSeed = !a.getBool("dnsseed", dnsSeedDefault)
+	cfg.NoFixedSeeds = !a.getBool("fixedseeds", true)
+	cfg.NoDiscover = !a.getBool("discover", listen && len(a.getList("externalip")) == 0 && cfg.Proxy == "")
+	cfg.ExternalIPs = a.getList("externalip")
+	if v := a.getString("onion", ""); v != "" && !a.isNegated("onion") && v != "0" {
+		cfg.OnionProxy = v
+	}
+	cfg.BlocksOnly = a.getBool("blocksonly", false)
+	if cfg.BlocksOnly && !a.isSet("maxmempool") {
+		cfg.MaxMempool = 5
+	}
+	cfg.Whitelists = a.getList("whitelist")
+	cfg.WhitelistForceRelay = a.getBool("whitelistforcerelay", false)
+	// -blocksonly turns -whitelistrelay off by default, -whitelistforcerelay on.
+	cfg.NoWhitelistRelay = !a.getBool("whitelistrelay", !cfg.BlocksOnly || cfg.WhitelistForceRelay)
+	if a.isSet("bantime") {
+		cfg.BanDuration = time.Duration(max(a.getInt("bantime", 86400), 1)) * time.Second
+	}
+	if a.isSet("peertimeout") {
+		n := a.getInt("peertimeout", 60)
+		if n <= 0 {
+			return errors.New("peertimeout must be a positive integer.")
+		}
+		cfg.PeerTimeout = n
+	}
+	if a.isSet("maxuploadtarget") {
+		cfg.MaxUploadTarget = a.getString("maxuploadtarget", "0")
+	}
+	cfg.NoNetworkActive = !a.getBool("networkactive", true)
+	return nil
+}
+
+// applyRPC maps the RPC server options.
+func applyRPC(a *args, cfg *node.Config) error {
+	b := &cfg.Bitcoind
+	cfg.DisableRPC = !a.getBool("server", true)
+	cfg.REST = a.getBool("rest", false)
+	if a.isSet("rpcport") {
+		p := a.getString("rpcport", "")
+		if n, err := strconv.ParseUint(p, 10, 16); err != nil || n == 0 {
+			return fmt.Errorf("Invalid port specified in -rpcport: '%s'", p)
+		}
+		b.RPCPort = p
+	}
+	cfg.RPCListeners = a.getList("rpcbind")
+	cfg.RPCUser = a.getString("rpcuser", "")
+	cfg.RPCPass = a.getString("rpcpassword", "")
+	cfg.RPCAuth = a.getList("rpcauth")
+	if v := a.getString("rpccookiefile", ""); v != "" && !a.isNegated("rpccookiefile") {
+		cfg.RPCCookieFile = v
+	}
+	cfg.RPCNoCookie = a.isNegated("rpccookiefile")
+	if a.isSet("rpcthreads") || a.isSet("rpcworkqueue") {
+		n := max(a.getInt("rpcthreads", 16), 1) + max(a.getInt("rpcworkqueue", 64), 1)
+		cfg.RPCMaxClients = int(min(n, 10000))
+	}
+	return nil
+}
+
+// checkUnsupported refuses unsupported options set to a value other than
+// their off value.
+func checkUnsupported(a *args) error {
+	for i := range options {
+		o := &options[i]
+		if o.disp != unsupported {
+			continue
+		}
+		v, ok := a.get(o.name)
+		if !ok || v.isFalse() {
+			continue
+		}
+		s := v.str()
+		if o.off != "" && (s == o.off || (isBoolOff(o.off) && boolText(s) == o.off)) {
+			continue
+		}
+		if s == "" {
+			return fmt.Errorf("Invalid parameter -%s: not supported by this node", o.name)
+		}
+		return fmt.Errorf("Invalid parameter -%s=%s: not supported by this node", o.name, s)
+	}
+	return nil
+}
+
+func isBoolOff(s string) bool { return s == "0" || s == "1" }
+
+func boolText(s string) string {
+	if interpretBool(s) {
+		return "1"
+	}
+	return "0"
+}
+
+func absPaths(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = absPath(p)
+	}
+	return out
+}
+
+// parseAmount parses a BTC amount as bitcoind's ParseMoney: a decimal
+// number with at most 8 fractional digits.
+func parseAmount(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s, "eE+") {
+		return 0, errors.New("bad amount")
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 > 8 {
+		return 0, errors.New("too many decimals")
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 21e6 {
+		return 0, errors.New("bad amount")
+	}
+	return v, nil
+}

@@ -1,0 +1,88 @@
+package node
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/btcnode/btcd/blockchain"
+)
+
+// This file holds what happens around start and stop besides the
+// subsystems themselves: the pid file, the notification commands
+// (--startupnotify, --shutdownnotify, --blocknotify, --alertnotify) and
+// the conditions that end a run by themselves (--stopatheight,
+// --stopafterblockimport).
+
+// writePidFile writes the process id, as bitcoind's -pid.
+func writePidFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	return os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+}
+
+// runNotifyCommand runs a notification command through the shell without
+// waiting for it, as bitcoind does; %s in cmd is replaced by arg (which
+// the caller has made safe for a shell).
+func runNotifyCommand(cmd, arg string) {
+	if cmd == "" {
+		return
+	}
+	cmd = strings.ReplaceAll(cmd, "%s", arg)
+	c := exec.Command("/bin/sh", "-c", cmd)
+	if err := c.Start(); err != nil {
+		srvrLog.Warnf("runCommand error: %v: %s", err, cmd)
+		return
+	}
+	go func() {
+		if err := c.Wait(); err != nil {
+			srvrLog.Warnf("runCommand error: system(%s) returned %v", cmd, err)
+		}
+	}()
+}
+
+// shellSafe keeps only the characters bitcoind lets into an -alertnotify
+// message (SAFE_CHARS_DEFAULT), quoted for the shell.
+func shellSafe(msg string) string {
+	const safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .,;-_/:?@()"
+	var sb strings.Builder
+	for _, r := range msg {
+		if strings.ContainsRune(safe, r) {
+			sb.WriteRune(r)
+		}
+	}
+	return "'" + sb.String() + "'"
+}
+
+// watchChain installs the chain subscribers behind --blocknotify and
+// --stopatheight.
+func (s *server) watchChain() {
+	cfg := s.cfg
+	if cfg.BlockNotify == "" && cfg.StopAtHeight <= 0 {
+		return
+	}
+	s.chain.Subscribe(func(n *blockchain.Notification) {
+		if n.Type != blockchain.NTTipChanged {
+			return
+		}
+		tip := s.chain.BestSnapshot()
+		// bitcoind notifies only once the node is out of initial
+		// download, so an initial sync does not run thousands of
+		// commands.
+		if cfg.BlockNotify != "" && s.chain.IsCurrent() {
+			runNotifyCommand(cfg.BlockNotify, tip.Hash.String())
+		}
+		if cfg.StopAtHeight > 0 && tip.Height >= cfg.StopAtHeight {
+			btcdLog.Infof("Reached --stopatheight %d: shutting down", cfg.StopAtHeight)
+			requestShutdown()
+		}
+	})
+}
+
+// alert logs a warning and runs --alertnotify with it.
+func (s *server) alert(msg string) {
+	btcdLog.Warn(msg)
+	runNotifyCommand(s.cfg.AlertNotify, shellSafe(msg))
+}
