@@ -1,0 +1,195 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/btcnode/btcd/internal/node"
+)
+
+// build runs the front end's loading and mapping on argv with a data
+// directory holding conf as bitcoin.conf.
+func build(t *testing.T, conf string, argv ...string) (*node.Config, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if conf != "" {
+		if err := os.WriteFile(filepath.Join(dir, "bitcoin.conf"), []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, datadir, confPath, err := loadSettings(append([]string{"-datadir=" + dir}, argv...))
+	if err != nil {
+		return nil, err
+	}
+	return buildConfig(a, datadir, confPath)
+}
+
+func mustBuild(t *testing.T, conf string, argv ...string) *node.Config {
+	t.Helper()
+	cfg, err := build(t, conf, argv...)
+	if err != nil {
+		t.Fatalf("%v: %v", argv, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("%v: Validate: %v", argv, err)
+	}
+	return cfg
+}
+
+// frameworkConf is what Core's test framework writes for node 0.
+const frameworkConf = `regtest=1
+[regtest]
+port=12000
+rpcport=12001
+rpcservertimeout=99000
+rpcdoccheck=1
+fallbackfee=0.0002
+server=1
+keypool=1
+discover=0
+dnsseed=0
+fixedseeds=0
+listenonion=0
+peertimeout=999999999
+printtoconsole=0
+natpmp=0
+shrinkdebugfile=0
+unsafesqlitesync=1
+connect=0
+maxconnections=94
+`
+
+// frameworkArgs is the command line Core's test framework passes.
+var frameworkArgs = []string{"-logtimemicros", "-debug", "-debugexclude=libevent", "-debugexclude=leveldb",
+	"-debugexclude=rand", "-uacomment=testnode0", "-disablewallet", "-logthreadnames", "-logsourcelocations",
+	"-loglevel=trace", "-v2transport=0", "-bind=0.0.0.0:12000", "-bind=127.0.0.1:12002=onion"}
+
+func TestFrameworkCommandLine(t *testing.T) {
+	cfg := mustBuild(t, frameworkConf, frameworkArgs...)
+	if !cfg.RegressionTest || !cfg.Bitcoind.Layout {
+		t.Fatal("not regtest with bitcoind's layout")
+	}
+	if filepath.Base(cfg.DataDir) != "regtest" {
+		t.Errorf("data dir %s, want DIR/regtest", cfg.DataDir)
+	}
+	if !cfg.NoConnect || len(cfg.ConnectPeers) != 0 {
+		t.Errorf("connect=0: NoConnect %v peers %v", cfg.NoConnect, cfg.ConnectPeers)
+	}
+	if cfg.DisableListen || !reflect.DeepEqual(cfg.Listeners, []string{"0.0.0.0:12000", "127.0.0.1:12002"}) {
+		t.Errorf("listeners %v (disabled %v)", cfg.Listeners, cfg.DisableListen)
+	}
+	if cfg.MaxPeers != 94 || cfg.PeerTimeout != 999999999 || !cfg.DisableDNSSeed || !cfg.NoFixedSeeds || !cfg.NoDiscover {
+		t.Errorf("connection options: %+v", cfg.P2POptions)
+	}
+	if cfg.Bitcoind.RPCPort != "12001" || cfg.Bitcoind.P2PPort != "12000" {
+		t.Errorf("ports %q %q", cfg.Bitcoind.RPCPort, cfg.Bitcoind.P2PPort)
+	}
+	if !cfg.Bitcoind.NoConsole {
+		t.Error("printtoconsole=0 ignored")
+	}
+	if !reflect.DeepEqual(cfg.UAComments, []string{"testnode0"}) {
+		t.Errorf("uacomment %v", cfg.UAComments)
+	}
+	if !strings.Contains(cfg.DebugLevel, "PEER=trace") || strings.Contains(cfg.DebugLevel, "DB=") {
+		t.Errorf("debug level %q: want trace for -debug, DB excluded with leveldb", cfg.DebugLevel)
+	}
+	if !cfg.PersistMempool {
+		t.Error("persistmempool defaults to on under bitcoind")
+	}
+}
+
+func TestUnsupportedOptions(t *testing.T) {
+	for _, argv := range [][]string{
+		{"-regtest", "-natpmp=0"},
+		{"-regtest", "-nolistenonion"},
+		{"-regtest", "-blocksxor=0"},
+		{"-regtest", "-dns=1"},
+		{"-regtest", "-wallet=w1", "-fallbackfee=0.1"}, // wallet options, as a build without one
+	} {
+		if _, err := build(t, "", argv...); err != nil {
+			t.Errorf("%v refused: %v", argv, err)
+		}
+	}
+	for argv, want := range map[string]string{
+		"-natpmp=1":         "Invalid parameter -natpmp=1: not supported by this node",
+		"-asmap=x":          "Invalid parameter -asmap=x: not supported by this node",
+		"-onlynet=ipv4":     "Invalid parameter -onlynet=ipv4: not supported by this node",
+		"-peerbloomfilters": "Invalid parameter -peerbloomfilters: not supported by this node",
+	} {
+		_, err := build(t, "", "-regtest", argv)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", argv, err, want)
+		}
+	}
+	// In the config file too.
+	if _, err := build(t, "regtest=1\n[regtest]\nnatpmp=1\n"); err == nil || !strings.Contains(err.Error(), "-natpmp") {
+		t.Errorf("natpmp=1 in bitcoin.conf: %v", err)
+	}
+}
+
+func TestStartupErrors(t *testing.T) {
+	for _, c := range []struct {
+		conf string
+		argv []string
+		want string
+	}{
+		{"", []string{"-regtest", "-fakearg"}, "Error parsing command line arguments: Invalid parameter -fakearg"},
+		{"regtest=1\nport=5\n", nil, "Config setting for -port only applied on regtest network when in [regtest] section."},
+		{"garbage\n", nil, "Error reading configuration file: parse error on line 1: garbage"},
+		{"", []string{"-acceptnonstdtxn"}, "acceptnonstdtxn is not currently supported for main chain"},
+		{"", []string{"-regtest", "-prune=100"}, "Prune configured below the minimum of 550 MiB.  Please use a higher number."},
+		{"", []string{"-regtest", "-prune=550", "-txindex"}, "Prune mode is incompatible with -txindex."},
+		{"", []string{"-regtest", "-debug=nosuch"}, "Unsupported logging category -debug=nosuch."},
+		{"", []string{"-regtest", "-blocksdir=/nonexistent/dir"}, "Specified blocks directory \"/nonexistent/dir\" does not exist."},
+	} {
+		_, err := build(t, c.conf, c.argv...)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q %v: %v, want %q", c.conf, c.argv, err, c.want)
+		}
+	}
+	if _, _, _, err := loadSettings([]string{"-datadir=/nonexistent/dir"}); err == nil ||
+		err.Error() != `Specified data directory "/nonexistent/dir" does not exist.` {
+		t.Errorf("missing datadir: %v", err)
+	}
+}
+
+func TestParameterInteractions(t *testing.T) {
+	cfg := mustBuild(t, "", "-regtest", "-connect=127.0.0.1:1")
+	if !cfg.DisableListen || !cfg.DisableDNSSeed {
+		t.Errorf("-connect should turn listening and DNS seeding off: listen off %v, dnsseed off %v", cfg.DisableListen, cfg.DisableDNSSeed)
+	}
+	cfg = mustBuild(t, "", "-regtest", "-connect=127.0.0.1:1", "-bind=127.0.0.1:0")
+	if cfg.DisableListen {
+		t.Error("-bind should keep listening on with -connect")
+	}
+	cfg = mustBuild(t, "", "-regtest", "-blocksonly")
+	if cfg.MaxMempool != 5 || !cfg.NoWhitelistRelay {
+		t.Errorf("-blocksonly: maxmempool %d, whitelistrelay off %v", cfg.MaxMempool, cfg.NoWhitelistRelay)
+	}
+	cfg = mustBuild(t, "", "-regtest", "-prune=1")
+	if cfg.Prune != node.PruneManual {
+		t.Errorf("-prune=1: %d", cfg.Prune)
+	}
+	cfg = mustBuild(t, "", "-regtest", "-blockfilterindex=basic", "-peerblockfilters")
+	if !cfg.BlockFilterIndex || !cfg.PeerBlockFilters {
+		t.Error("block filter options not applied")
+	}
+}
+
+func TestHelpListsSupportedOptions(t *testing.T) {
+	h := helpText(false)
+	for _, want := range []string{"Options:", "-datadir=<dir>", "-rpcport=<port>", "-zmqpubrawtx=<address>", "Not supported"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	if strings.Contains(h, "  -fastprune\n") {
+		t.Error("-help lists a debug option; only -help-debug should")
+	}
+	if !strings.Contains(helpText(true), "  -fastprune\n") {
+		t.Error("-help-debug lacks -fastprune")
+	}
+}
