@@ -18,15 +18,16 @@ var nextPeerID atomic.Int32
 // Peer is one connection to another node. Create it with NewInbound or
 // NewOutbound, then call Start. All methods are safe for concurrent use.
 type Peer struct {
-	cfg         Config
-	conn        net.Conn
-	inbound     bool
-	addr        string
-	ip          netip.Addr
-	id          int32
-	whitelisted bool
-	connTime    time.Time
-	nonce       uint64
+	cfg      Config
+	conn     net.Conn
+	inbound  bool
+	addr     string
+	ip       netip.Addr
+	id       int32
+	perms    Permissions // set before Start (SetPermissions)
+	manual   bool        // an addnode/--connect connection (SetManual)
+	connTime time.Time
+	nonce    uint64
 
 	quit          chan struct{}
 	done          chan struct{} // closed when both goroutines have exited
@@ -121,7 +122,9 @@ func newPeer(cfg *Config, conn net.Conn, inbound bool, addr string) *Peer {
 	} else if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil && inbound {
 		p.ip = ap.Addr().Unmap()
 	}
-	p.whitelisted = p.cfg.isWhitelisted(p.ip)
+	if p.cfg.isWhitelisted(p.ip) {
+		p.perms = permImplicit.ResolveImplicit(true, false)
+	}
 	p.addrTokensTime = p.connTime
 	p.wq.init(&p.cfg)
 	return p
@@ -246,8 +249,26 @@ func (p *Peer) IP() netip.Addr { return p.ip }
 // Inbound reports whether the remote connected to us.
 func (p *Peer) Inbound() bool { return p.inbound }
 
-// Whitelisted reports whether the peer's address is exempt from bans.
-func (p *Peer) Whitelisted() bool { return p.whitelisted }
+// Whitelisted reports whether the peer has the noban permission.
+func (p *Peer) Whitelisted() bool { return p.perms.Has(PermNoBan) }
+
+// SetPermissions sets what the peer may do (--whitelist, --whitebind).
+// It must be called before Start.
+func (p *Peer) SetPermissions(perms Permissions) { p.perms = perms }
+
+// Permissions returns the peer's permissions.
+func (p *Peer) Permissions() Permissions { return p.perms }
+
+// HasPermission reports whether the peer has every flag of f.
+func (p *Peer) HasPermission(f Permissions) bool { return p.perms.Has(f) }
+
+// SetManual marks a connection the operator asked for (addnode,
+// --connect): like Core, misbehaviour does not disconnect it. It must be
+// called before Start.
+func (p *Peer) SetManual() { p.manual = true }
+
+// Manual reports whether SetManual was called.
+func (p *Peer) Manual() bool { return p.manual }
 
 // ProtocolVersion returns the negotiated protocol version: the lower of
 // ours and the remote's, or ours before the remote's is known.
@@ -359,8 +380,12 @@ func (p *Peer) Misbehaving(howmuch int, reason string) bool {
 	if score < p.cfg.BanThreshold || before >= p.cfg.BanThreshold {
 		return false
 	}
-	if p.whitelisted {
-		p.cfg.Log.Infof("Not banning whitelisted %v: %s (score %d)", p, reason, score)
+	if p.perms.Has(PermNoBan) {
+		p.cfg.Log.Infof("Warning: not punishing noban peer %d! (%s)", p.id, reason)
+		return false
+	}
+	if p.manual {
+		p.cfg.Log.Infof("Warning: not punishing manually connected peer %d! (%s)", p.id, reason)
 		return false
 	}
 	switch {
@@ -398,6 +423,7 @@ type StatsSnap struct {
 	Addr            string
 	Inbound         bool
 	Whitelisted     bool
+	Permissions     Permissions
 	Services        wire.ServiceFlag
 	UserAgent       string
 	Version         uint32
@@ -437,7 +463,8 @@ func (p *Peer) Stats() StatsSnap {
 		ID:          p.id,
 		Addr:        p.addr,
 		Inbound:     p.inbound,
-		Whitelisted: p.whitelisted,
+		Whitelisted: p.perms.Has(PermNoBan),
+		Permissions: p.perms,
 		ConnTime:    p.connTime,
 		Version:     p.pver.Load(),
 		LastBlock:   p.lastBlock.Load(),
@@ -509,6 +536,9 @@ func (p *Peer) countSent(cmd string, n int) {
 	p.sentPerCmd[cmd] += uint64(n)
 	p.mu.Unlock()
 }
+
+// LocalAddr is our end of the connection (getpeerinfo's addrbind).
+func (p *Peer) LocalAddr() net.Addr { return p.conn.LocalAddr() }
 
 // AddrLocal returns our address as the remote reported seeing it in its
 // version message (getpeerinfo's addrlocal); invalid when it sent none.

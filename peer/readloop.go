@@ -253,7 +253,7 @@ func (p *Peer) addrAllowance(n int) int {
 	}
 	p.addrTokensTime = now
 	k := n
-	if !p.whitelisted {
+	if !p.perms.Has(PermAddr) {
 		k = min(n, int(p.addrTokens))
 		p.addrTokens -= float64(k)
 	}
@@ -316,7 +316,7 @@ func (p *Peer) dispatch(msg wire.Message) {
 	case *wire.MsgInv:
 		p.handleInv(m)
 	case *wire.MsgTx:
-		if p.cfg.DisableRelayTx && !p.whitelisted {
+		if p.cfg.DisableRelayTx && !p.perms.Has(PermRelay) {
 			p.disconnectf(ErrProtocolViolation, "transaction sent in blocks-only mode")
 			return
 		}
@@ -419,7 +419,7 @@ func (p *Peer) handleGetAddr() {
 }
 
 func (p *Peer) handleInv(m *wire.MsgInv) {
-	rejectTx := p.cfg.DisableRelayTx && !p.whitelisted
+	rejectTx := p.cfg.DisableRelayTx && !p.perms.Has(PermRelay)
 	p.invMu.Lock()
 	for i := range m.InvList {
 		iv := &m.InvList[i]

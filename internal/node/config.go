@@ -3,7 +3,6 @@ package node
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/btcnode/btcd/chaincfg"
+	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcnode/btcd/zmq"
 )
@@ -238,10 +238,11 @@ type Config struct {
 	Bitcoind BitcoindSettings `no-flag:"true"`
 
 	params                 *chaincfg.Params
-	netName                string // mainnet, testnet3, testnet4, signet, regtest
-	whitelists             []*net.IPNet
-	minRelayTxFeeSat       int64     // MinRelayTxFee in satoshi per kvB
-	assumeValid            wire.Hash // meaningful iff assumeValidMode == assumeValidHash
+	netName                string                // mainnet, testnet3, testnet4, signet, regtest
+	whitelist              []peer.WhitelistEntry // --whitelist parsed
+	whiteBinds             []peer.WhiteBind      // --whitebind parsed
+	minRelayTxFeeSat       int64                 // MinRelayTxFee in satoshi per kvB
+	assumeValid            wire.Hash             // meaningful iff assumeValidMode == assumeValidHash
 	assumeValidMode        assumeValidMode
 	scriptThreads          int    // --par resolved against the CPU count
 	profileAddr            string // --profile normalized to host:port

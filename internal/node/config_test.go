@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -341,13 +342,13 @@ func TestAcceptedCombinations(t *testing.T) {
 		"--whitelist=10.0.0.0/8", "--whitelist=::1", "--whitelist=192.168.1.7", "--minrelaytxfee=0.0002",
 		"--gogc=50", "--memlimit=2048")
 	if cfg.Prune != 1536 || cfg.assumeValidMode != assumeValidOff || cfg.scriptThreads != 1 ||
-		len(cfg.whitelists) != 3 || cfg.minRelayTxFeeSat != 20000 || cfg.GoGC != 50 || cfg.MemLimit != 2048 {
+		len(cfg.whitelist) != 3 || cfg.minRelayTxFeeSat != 20000 || cfg.GoGC != 50 || cfg.MemLimit != 2048 {
 		t.Errorf("unexpected %+v", cfg)
 	}
-	if got := cfg.whitelists[2].String(); got != "192.168.1.7/32" {
+	if got := cfg.whitelist[2].Subnet.String(); got != "192.168.1.7/32" {
 		t.Errorf("whitelist ip -> %s", got)
 	}
-	if !cfg.whitelists[1].Contains([]byte{15: 1}) {
+	if !cfg.whitelist[1].Subnet.Contains(netip.MustParseAddr("::1")) {
 		t.Errorf("::1 whitelist does not contain ::1")
 	}
 

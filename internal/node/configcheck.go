@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/metrics"
+	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcnode/btcd/zmq"
 )
@@ -72,13 +73,24 @@ func (cfg *Config) validateP2P() error {
 		return err
 	}
 
-	cfg.whitelists = cfg.whitelists[:0]
+	cfg.whitelist = cfg.whitelist[:0]
 	for _, w := range cfg.Whitelists {
-		n, err := parseWhitelist(w)
+		e, err := peer.ParseWhitelist(w)
 		if err != nil {
-			return err
+			return invalidf("--whitelist: %v", err)
 		}
-		cfg.whitelists = append(cfg.whitelists, n)
+		cfg.whitelist = append(cfg.whitelist, e)
+	}
+	cfg.whiteBinds = cfg.whiteBinds[:0]
+	for _, w := range cfg.WhiteBinds {
+		b, err := peer.ParseWhiteBind(w)
+		if err != nil {
+			return invalidf("--whitebind: %v", err)
+		}
+		cfg.whiteBinds = append(cfg.whiteBinds, b)
+	}
+	if cfg.DisableListen && len(cfg.WhiteBinds) > 0 {
+		return conflictf("--whitebind: Cannot set -bind or -whitebind together with -listen=0")
 	}
 
 	if (cfg.Proxy != "" || len(cfg.ConnectPeers) > 0) && len(cfg.Listeners) == 0 {
@@ -89,7 +101,7 @@ func (cfg *Config) validateP2P() error {
 	}
 	if cfg.DisableListen {
 		cfg.Listeners = nil
-	} else if len(cfg.Listeners) == 0 {
+	} else if len(cfg.Listeners) == 0 && len(cfg.WhiteBinds) == 0 {
 		cfg.Listeners = []string{net.JoinHostPort("", listenPort)}
 	}
 	return nil
@@ -372,26 +384,6 @@ func checkHostPort(opt, addr string) error {
 		return invalidf("%s: %q has an invalid port", opt, addr)
 	}
 	return nil
-}
-
-// parseWhitelist accepts an IP or a CIDR network.
-func parseWhitelist(s string) (*net.IPNet, error) {
-	if strings.Contains(s, "/") {
-		_, n, err := net.ParseCIDR(s)
-		if err != nil {
-			return nil, invalidf("--whitelist: %q is not a valid IP network", s)
-		}
-		return n, nil
-	}
-	ip := net.ParseIP(s)
-	if ip == nil {
-		return nil, invalidf("--whitelist: %q is not a valid IP address or network", s)
-	}
-	bits := 128
-	if v4 := ip.To4(); v4 != nil {
-		ip, bits = v4, 32
-	}
-	return &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)}, nil
 }
 
 // normalizeProfileAddr turns a --profile value into a listen address: a bare

@@ -654,6 +654,7 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 		pi := rpc.PeerInfo{
 			ID:                    int64(st.ID),
 			Addr:                  st.Addr,
+			AddrBind:              p.LocalAddr().String(),
 			Network:               "ipv4",
 			Services:              fmt.Sprintf("%016x", uint64(st.Services)),
 			ServicesNames:         serviceNames(st.Services),
@@ -697,9 +698,7 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			f := rpc.Float(st.MinPingRTT.Seconds())
 			pi.MinPing = &f
 		}
-		if st.Whitelisted {
-			pi.Permissions = []string{"noban"}
-		}
+		pi.Permissions = st.Permissions.Names()
 		out = append(out, pi)
 	}
 	return out, nil

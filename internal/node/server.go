@@ -350,10 +350,11 @@ func (s *server) verifyScripts(tx *wire.MsgTx, coins []mempool.Coin, standard bo
 func (s *server) newPeerLayer() error {
 	cfg := s.cfg
 	var err error
-	wl := make([]netip.Prefix, 0, len(cfg.whitelists))
-	for _, n := range cfg.whitelists {
-		if p, ok := prefixFromIPNet(n); ok {
-			wl = append(wl, p)
+	// Peers with the noban permission are never banned.
+	var wl []netip.Prefix
+	for _, e := range cfg.whitelist {
+		if e.Perms.ResolveImplicit(!cfg.NoWhitelistRelay, cfg.WhitelistForceRelay).Has(peer.PermNoBan) {
+			wl = append(wl, e.Subnet)
 		}
 	}
 	s.bans, err = banmgr.New(banmgr.Config{DataDir: cfg.DataDir, BanDuration: cfg.BanDuration, Whitelist: wl})
@@ -418,8 +419,12 @@ func (s *server) newPeerLayer() error {
 		Connect: cfg.ConnectPeers, Listen: cfg.Listeners, NoListen: cfg.DisableListen,
 		Proxy: cfg.Proxy, NoDNSSeed: cfg.DisableDNSSeed,
 	})
-	if policy.Listen && len(cfg.Listeners) > 0 {
-		if s.listeners, err = connmgr.Listen(cfg.Listeners); err != nil {
+	if policy.Listen && len(cfg.Listeners)+len(cfg.whiteBinds) > 0 {
+		addrs := append([]string(nil), cfg.Listeners...)
+		for _, b := range cfg.whiteBinds {
+			addrs = append(addrs, b.Addr.String())
+		}
+		if s.listeners, err = connmgr.Listen(addrs); err != nil {
 			return err
 		}
 	}
@@ -576,27 +581,39 @@ func (s *server) evictInbound() bool {
 	return true
 }
 
-func prefixFromIPNet(n *net.IPNet) (netip.Prefix, bool) {
-	a, ok := netip.AddrFromSlice(n.IP)
-	if !ok {
-		return netip.Prefix{}, false
-	}
-	ones, _ := n.Mask.Size()
-	a = a.Unmap()
-	if a.Is4() && ones > 32 {
-		ones -= 96
-	}
-	return netip.PrefixFrom(a, ones), true
-}
-
 func (s *server) onAccept(conn net.Conn) {
 	srvrLog.Infof("Inbound connection from %s", conn.RemoteAddr())
-	s.runPeer(peer.NewInbound(&s.peerCfg, conn), nil)
+	p := peer.NewInbound(&s.peerCfg, conn)
+	p.SetPermissions(s.inboundPermissions(p.IP(), conn.LocalAddr()))
+	s.runPeer(p, nil)
 }
 
 func (s *server) onConnection(req *connmgr.ConnReq, conn net.Conn) {
 	srvrLog.Debugf("Connected to %s", req.Addr)
-	s.runPeer(peer.NewOutbound(&s.peerCfg, conn, req.Addr), req)
+	p := peer.NewOutbound(&s.peerCfg, conn, req.Addr)
+	if req.Permanent {
+		// As Core, "out" whitelist entries apply to manual connections.
+		p.SetManual()
+		p.SetPermissions(peer.PermissionsFor(s.cfg.whitelist, p.IP(), false, !s.cfg.NoWhitelistRelay, s.cfg.WhitelistForceRelay))
+	}
+	s.runPeer(p, req)
+}
+
+// inboundPermissions are a new inbound peer's permissions: those of the
+// --whitelist entries covering its address plus those of the --whitebind
+// listener it connected to.
+func (s *server) inboundPermissions(ip netip.Addr, local net.Addr) peer.Permissions {
+	relay, force := !s.cfg.NoWhitelistRelay, s.cfg.WhitelistForceRelay
+	perms := peer.PermissionsFor(s.cfg.whitelist, ip, true, relay, force)
+	if ap, err := netip.ParseAddrPort(local.String()); err == nil {
+		ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+		for _, b := range s.cfg.whiteBinds {
+			if b.Addr == ap {
+				perms |= b.Perms.ResolveImplicit(relay, force)
+			}
+		}
+	}
+	return perms
 }
 
 // runPeer starts a peer and arranges its removal when it disconnects.
@@ -639,7 +656,7 @@ func (s *server) Start() {
 			srvrLog.Info("Not listening for inbound connections (--nolisten, --connect or --proxy)")
 		}
 		for _, l := range s.listeners {
-			srvrLog.Infof("Server listening on %s", l.Addr())
+			srvrLog.Infof("Bound to %s", l.Addr())
 		}
 		s.addrs.Start()
 		s.cm.Start()

@@ -2,9 +2,9 @@ package netsync
 
 import (
 	"errors"
-	"time"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
@@ -250,7 +250,7 @@ func (m *Manager) track(ps *peerState, hash wire.Hash) {
 	if o := m.requested[hash]; o != nil && o != ps {
 		delete(o.inflight, hash)
 	}
-	now := time.Now()
+	now := clock.Now()
 	if len(ps.inflight) == 0 {
 		ps.lastRecv = now
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 )
@@ -34,7 +35,9 @@ func (m *Manager) loop() {
 		case ev := <-m.events:
 			m.handleEvent(ev)
 		case now := <-tick.C:
-			m.checkStalls(now)
+			// Time-outs follow the node clock, which tests can mock
+			// (as Core's); progress logging follows the wall clock.
+			m.checkStalls(clock.Now())
 			m.maybeLogProgress(now)
 		}
 	}
@@ -120,10 +123,14 @@ func (m *Manager) setSyncPeer(ps *peerState) {
 }
 
 // pickSyncPeer chooses the candidate announcing the greatest height.
-func (m *Manager) pickSyncPeer() {
+func (m *Manager) pickSyncPeer() { m.pickSyncPeerExcept(nil) }
+
+// pickSyncPeerExcept picks the candidate with the most blocks other than
+// skip.
+func (m *Manager) pickSyncPeerExcept(skip *peerState) {
 	var best *peerState
 	for _, ps := range m.peers {
-		if ps.syncCand && ps.p.Connected() && (best == nil || ps.bestHeight > best.bestHeight) {
+		if ps != skip && ps.syncCand && ps.p.Connected() && (best == nil || ps.bestHeight > best.bestHeight) {
 			best = ps
 		}
 	}
@@ -180,7 +187,7 @@ func (m *Manager) sendGetHeaders(ps *peerState, stop wire.Hash) {
 		BlockLocatorHashes: m.chain.BlockLocator(&best),
 		HashStop:           stop,
 	}
-	ps.headersAsked = time.Now()
+	ps.headersAsked = clock.Now()
 	ps.lastHeadersAsk = ps.headersAsked
 	ps.p.QueueMessage(msg, nil)
 }
@@ -266,7 +273,7 @@ func (m *Manager) handleBlock(be blockEvent) {
 	if ps != nil {
 		ps.addKnown(hash)
 		if requested && owner == ps {
-			ps.lastRecv = time.Now()
+			ps.lastRecv = clock.Now()
 			// Decay a raised stall timeout back towards the default
 			// while blocks arrive.
 			if m.stallTimeout > m.cfg.StallTimeout {
@@ -275,10 +282,9 @@ func (m *Manager) handleBlock(be blockEvent) {
 		}
 	}
 	if !requested && !be.cmpct {
+		// As Core, an unsolicited block is processed (and kept only if
+		// it extends a chain with enough work) without penalty.
 		flags = blockchain.BFUnrequested
-		if ps != nil && !m.chain.HaveBlock(&hash) {
-			be.p.Misbehaving(PenaltyUnrequested, "unrequested block")
-		}
 	}
 	if be.sane {
 		flags |= blockchain.BFSanityChecked
@@ -299,7 +305,8 @@ func (m *Manager) handleBlock(be blockEvent) {
 		if errors.As(err, &re) {
 			m.log.Infof("Rejected block %v from %v: %v", hash, be.p, err)
 			be.p.Misbehaving(PenaltyInvalid, "invalid block: "+re.Reason)
-			if ps != nil && be.p.Connected() {
+			// Core keeps noban and manual peers whatever they send.
+			if ps != nil && be.p.Connected() && !be.p.HasPermission(peer.PermNoBan) && !be.p.Manual() {
 				m.disconnect(ps, "invalid block")
 			}
 		} else {
@@ -353,7 +360,7 @@ func (m *Manager) fill() {
 	missing := m.chain.MissingBlocks(int(m.cfg.Window))
 	limit := tip.Height + m.cfg.Window
 	batches := make(map[*peerState][]wire.InvVect)
-	now := time.Now()
+	now := clock.Now()
 	exhausted := true
 	for i := range missing {
 		h := missing[i]
@@ -406,7 +413,7 @@ func (m *Manager) fill() {
 // checkStalls disconnects peers that hold up the download.
 func (m *Manager) checkStalls(now time.Time) {
 	if sp := m.syncPeer; sp != nil && !sp.headersAsked.IsZero() && now.Sub(sp.headersAsked) > m.cfg.HeadersTimeout {
-		m.disconnect(sp, "headers request timed out")
+		m.headersTimedOut(sp)
 	}
 	for _, ps := range m.peers {
 		if len(ps.inflight) > 0 && now.Sub(ps.lastRecv) > m.cfg.RequestTimeout {
@@ -444,6 +451,25 @@ func (m *Manager) askBetterPeers(now time.Time) {
 			m.sendGetHeaders(ps, wire.Hash{})
 		}
 	}
+}
+
+// headersTimedOut handles a sync peer that left getheaders unanswered.
+// As Core, it is dropped only when another peer can take over, and never
+// when it has the noban permission: then the node just looks for another
+// sync peer and asks this one again later.
+func (m *Manager) headersTimedOut(sp *peerState) {
+	if !m.otherCandidates(sp) {
+		return
+	}
+	if sp.p.HasPermission(peer.PermNoBan) {
+		m.log.Infof("Timeout downloading headers from noban peer=%d, not disconnecting", sp.p.ID())
+		sp.headersAsked = time.Time{}
+		m.setSyncPeer(nil)
+		m.pickSyncPeerExcept(sp)
+		return
+	}
+	m.log.Infof("Timeout downloading headers from peer=%d, disconnecting", sp.p.ID())
+	m.disconnect(sp, "headers request timed out")
 }
 
 func (m *Manager) otherCandidates(ps *peerState) bool {

@@ -26,7 +26,6 @@ const (
 
 	// Misbehaviour scores the manager applies.
 	PenaltyInvalid     = 100 // invalid header or block: ban at once
-	PenaltyUnrequested = 5   // block we did not ask for
 	PenaltyBadTx       = 100 // transaction breaking consensus rules
 	PenaltyNonConnect  = 20  // every tenth headers message that does not connect
 

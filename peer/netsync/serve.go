@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/blockfilter"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
@@ -19,7 +20,7 @@ func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
 		return
 	}
 	var want []wire.InvVect
-	now := time.Now()
+	now := clock.Now()
 	for _, iv := range invs {
 		switch iv.Type &^ wire.InvWitnessFlag {
 		case wire.InvTypeWTx:
@@ -260,7 +261,7 @@ func (m *Manager) onMemPool(p *peer.Peer, _ *wire.MsgMemPool) {
 	// way to make us send a lot; like Core (which serves it only to peers
 	// with the mempool permission, as we offer no NODE_BLOOM) only
 	// whitelisted peers get an answer, others are disconnected.
-	if !p.Whitelisted() {
+	if !p.HasPermission(peer.PermMempool) {
 		m.log.Debugf("Disconnecting %v: mempool request from a peer that is not whitelisted", p)
 		p.Disconnect()
 		return
