@@ -208,10 +208,14 @@ type Config struct {
 	// MinProtocolVersion is the oldest version accepted; zero means
 	// DefaultMinProtocolVersion.
 	MinProtocolVersion uint32
-	// RequiredServices must all be offered by outbound peers (the server
-	// asks SFNodeNetwork|SFNodeWitness of full-sync peers); inbound peers
-	// are not checked.
+	// RequiredServices must all be offered by automatic outbound peers
+	// (the server asks SFNodeNetwork|SFNodeWitness of full-sync peers);
+	// inbound and manual (SetManual) peers are not checked, as in Core.
 	RequiredServices wire.ServiceFlag
+	// NearTip, when set and true, lets a pruned peer (NODE_NETWORK_LIMITED)
+	// stand in for NODE_NETWORK in RequiredServices: once the node has
+	// caught up it needs only recent blocks (Core's desirable services).
+	NearTip func() bool
 
 	// SendHeaders sends sendheaders after verack (BIP130) to peers that
 	// support it.

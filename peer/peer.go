@@ -25,7 +25,7 @@ type Peer struct {
 	ip       netip.Addr
 	id       int32
 	perms    Permissions // set before Start (SetPermissions)
-	manual   bool        // an addnode/--connect connection (SetManual)
+	connType ConnType    // set before Start (SetConnType)
 	connTime time.Time
 	nonce    uint64
 
@@ -106,7 +106,7 @@ func newPeer(cfg *Config, conn net.Conn, inbound bool, addr string) *Peer {
 		conn:          conn,
 		inbound:       inbound,
 		addr:          addr,
-		id:            nextPeerID.Add(1),
+		id:            nextPeerID.Add(1) - 1, // Core numbers peers from 0
 		connTime:      clock.Now(),
 		quit:          make(chan struct{}),
 		done:          make(chan struct{}),
@@ -262,13 +262,45 @@ func (p *Peer) Permissions() Permissions { return p.perms }
 // HasPermission reports whether the peer has every flag of f.
 func (p *Peer) HasPermission(f Permissions) bool { return p.perms.Has(f) }
 
+// requiredServices is what a peer offering offered must have:
+// RequiredServices, where NODE_NETWORK_LIMITED stands in for NODE_NETWORK
+// near the tip if the peer offers it (Core's GetDesirableServiceFlags).
+func (p *Peer) requiredServices(offered wire.ServiceFlag) wire.ServiceFlag {
+	want := p.cfg.RequiredServices
+	if want&wire.SFNodeNetwork != 0 && offered&wire.SFNodeNetworkLimited != 0 && p.cfg.NearTip != nil && p.cfg.NearTip() {
+		want = want&^wire.SFNodeNetwork | wire.SFNodeNetworkLimited
+	}
+	return want
+}
+
 // SetManual marks a connection the operator asked for (addnode,
 // --connect): like Core, misbehaviour does not disconnect it. It must be
 // called before Start.
-func (p *Peer) SetManual() { p.manual = true }
+func (p *Peer) SetManual() { p.connType = ConnManual }
 
-// Manual reports whether SetManual was called.
-func (p *Peer) Manual() bool { return p.manual }
+// Manual reports whether the connection is a manual one.
+func (p *Peer) Manual() bool { return p.connType == ConnManual }
+
+// SetConnType sets an outbound connection's type; it must be called
+// before Start. Outbound peers are full-relay by default.
+func (p *Peer) SetConnType(t ConnType) { p.connType = t }
+
+// ConnType returns the connection's type as getpeerinfo names it.
+func (p *Peer) ConnType() ConnType {
+	if p.inbound {
+		return ConnInbound
+	}
+	if p.connType == "" {
+		return ConnFullRelay
+	}
+	return p.connType
+}
+
+// noTxRelay reports whether we ask the peer not to send transactions:
+// under --blocksonly and on block-relay-only and feeler connections.
+func (p *Peer) noTxRelay() bool {
+	return p.cfg.DisableRelayTx || p.connType == ConnBlockRelay || p.connType == ConnFeeler
+}
 
 // ProtocolVersion returns the negotiated protocol version: the lower of
 // ours and the remote's, or ours before the remote's is known.
@@ -384,7 +416,7 @@ func (p *Peer) Misbehaving(howmuch int, reason string) bool {
 		p.cfg.Log.Infof("Warning: not punishing noban peer %d! (%s)", p.id, reason)
 		return false
 	}
-	if p.manual {
+	if p.connType == ConnManual {
 		p.cfg.Log.Infof("Warning: not punishing manually connected peer %d! (%s)", p.id, reason)
 		return false
 	}

@@ -232,3 +232,16 @@ func PermissionsFor(list []WhitelistEntry, ip netip.Addr, inbound, relay, forceR
 	}
 	return p
 }
+
+// ConnType is a connection's type, with getpeerinfo's names.
+type ConnType string
+
+// Connection types, as Core's ConnectionType.
+const (
+	ConnInbound    ConnType = "inbound"
+	ConnFullRelay  ConnType = "outbound-full-relay"
+	ConnManual     ConnType = "manual"
+	ConnBlockRelay ConnType = "block-relay-only"
+	ConnFeeler     ConnType = "feeler"
+	ConnAddrFetch  ConnType = "addr-fetch"
+)

@@ -1,10 +1,14 @@
 package peer
 
 import (
+	"net"
 	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/btcnode/btcd/wire"
 )
 
 // TestWhitelistPermissions checks the permission sets Core's
@@ -75,5 +79,35 @@ func TestPermissionErrors(t *testing.T) {
 	b, err := ParseWhiteBind("bloomfilter,forcerelay@127.0.0.1:8333")
 	if err != nil || b.Addr.String() != "127.0.0.1:8333" || !reflect.DeepEqual(b.Perms.Names(), []string{"bloomfilter", "forcerelay", "relay"}) {
 		t.Errorf("whitebind %+v %v", b, err)
+	}
+}
+
+// TestManualConnectionToPrunedPeer: a manual connection (addnode) to a
+// pruned peer is kept, as in Core; an automatic one is dropped unless the
+// node is near the tip, where NODE_NETWORK_LIMITED suffices.
+func TestManualConnectionToPrunedPeer(t *testing.T) {
+	for _, c := range []struct {
+		manual, nearTip, keep bool
+	}{{true, false, true}, {false, false, false}, {false, true, true}} {
+		outCfg, inCfg := baseConfig(), baseConfig()
+		inCfg.Services = wire.SFNodeNetworkLimited | wire.SFNodeWitness
+		outCfg.RequiredServices = wire.SFNodeNetwork | wire.SFNodeWitness
+		outCfg.NearTip = func() bool { return c.nearTip }
+		c1, c2 := net.Pipe()
+		out := NewOutbound(outCfg, withAddr(c1, "198.51.100.2:18444"), "198.51.100.2:18444")
+		in := NewInbound(inCfg, withAddr(c2, "198.51.100.1:50000"))
+		if c.manual {
+			out.SetManual()
+		}
+		out.Start()
+		in.Start()
+		ok := out.WaitForHandshake()
+		if ok != c.keep {
+			t.Errorf("manual=%v nearTip=%v: handshake %v, want %v (err %v)", c.manual, c.nearTip, ok, c.keep, out.Err())
+		}
+		out.Disconnect()
+		in.Disconnect()
+		waitDone(t, out, 5*time.Second)
+		waitDone(t, in, 5*time.Second)
 	}
 }

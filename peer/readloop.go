@@ -37,7 +37,7 @@ func (p *Peer) sendVersion() {
 		Nonce:          p.nonce,
 		UserAgent:      p.cfg.UserAgent,
 		LastBlock:      height,
-		DisableRelayTx: p.cfg.DisableRelayTx,
+		DisableRelayTx: p.noTxRelay(),
 	}
 	if err := p.QueueMessage(msg, nil); err != nil && p.Connected() {
 		p.disconnect(fmt.Errorf("%w: sending version: %v", ErrBadMessage, err))
@@ -177,11 +177,14 @@ func (p *Peer) handleVersion(m *wire.MsgVersion) bool {
 		return false
 	}
 	if p.inbound && p.cfg.Nonces.Contains(m.Nonce) {
+		p.cfg.Log.Infof("connected to self at %s, disconnecting", p.addr)
 		p.disconnectf(ErrSelfConnection, "version nonce %#x is ours", m.Nonce)
 		return false
 	}
-	if !p.inbound && m.Services&p.cfg.RequiredServices != p.cfg.RequiredServices {
-		p.disconnectf(ErrMissingServices, "offers %v, need %v", m.Services, p.cfg.RequiredServices)
+	if want := p.requiredServices(m.Services); !p.inbound && p.connType != ConnManual && m.Services&want != want {
+		p.cfg.Log.Debugf("peer=%d does not offer the expected services (%08x offered, %08x expected); disconnecting",
+			p.id, uint64(m.Services), uint64(want))
+		p.disconnectf(ErrMissingServices, "offers %v, need %v", m.Services, want)
 		return false
 	}
 	pver := min(uint32(m.ProtocolVersion), p.cfg.ProtocolVersion)
@@ -192,7 +195,7 @@ func (p *Peer) handleVersion(m *wire.MsgVersion) bool {
 	p.userAgent = m.UserAgent
 	p.startingHeight = m.LastBlock
 	p.timeOffset = m.Timestamp - clock.Unix()
-	p.relayTx = !m.DisableRelayTx
+	p.relayTx = !m.DisableRelayTx && p.connType != ConnBlockRelay
 	if m.AddrYou.Addr.IsValid() && !m.AddrYou.Addr.IsUnspecified() {
 		p.addrMe = netip.AddrPortFrom(m.AddrYou.Addr.Unmap(), m.AddrYou.Port)
 	}
@@ -203,6 +206,12 @@ func (p *Peer) handleVersion(m *wire.MsgVersion) bool {
 			p.disconnect(fmt.Errorf("%w: %v", ErrRejected, err))
 			return false
 		}
+	}
+	if p.connType == ConnFeeler {
+		// A feeler only checks that the address answers.
+		p.cfg.Log.Debugf("feeler connection completed peer=%d; disconnecting", p.id)
+		p.disconnectf(ErrFeelerDone, "feeler connection completed")
+		return false
 	}
 	if p.inbound {
 		p.sendVersion()
@@ -226,7 +235,7 @@ func (p *Peer) afterVerAck() {
 		sc := *p.cfg.SendCmpct
 		p.QueueMessage(&sc, nil)
 	}
-	if p.cfg.FeeFilter != nil && !p.cfg.DisableRelayTx && pver >= wire.FeeFilterVersion {
+	if p.cfg.FeeFilter != nil && !p.noTxRelay() && pver >= wire.FeeFilterVersion {
 		p.QueueMessage(&wire.MsgFeeFilter{MinFee: p.cfg.FeeFilter()}, nil)
 	}
 }
@@ -296,6 +305,9 @@ func (p *Peer) dispatch(msg wire.Message) {
 			l.OnSendCmpct(p, m)
 		}
 	case *wire.MsgAddr:
+		if p.connType == ConnBlockRelay {
+			return // no address relay on block-relay-only connections
+		}
 		k := p.addrAllowance(len(m.AddrList))
 		if k < len(m.AddrList) {
 			rand.Shuffle(len(m.AddrList), func(i, j int) { m.AddrList[i], m.AddrList[j] = m.AddrList[j], m.AddrList[i] })
@@ -304,7 +316,11 @@ func (p *Peer) dispatch(msg wire.Message) {
 		if k > 0 && l.OnAddr != nil {
 			l.OnAddr(p, m)
 		}
+		p.addrFetchDone(len(m.AddrList))
 	case *wire.MsgAddrV2:
+		if p.connType == ConnBlockRelay {
+			return
+		}
 		k := p.addrAllowance(len(m.AddrList))
 		if k < len(m.AddrList) {
 			rand.Shuffle(len(m.AddrList), func(i, j int) { m.AddrList[i], m.AddrList[j] = m.AddrList[j], m.AddrList[i] })
@@ -313,10 +329,11 @@ func (p *Peer) dispatch(msg wire.Message) {
 		if k > 0 && l.OnAddrV2 != nil {
 			l.OnAddrV2(p, m)
 		}
+		p.addrFetchDone(len(m.AddrList))
 	case *wire.MsgInv:
 		p.handleInv(m)
 	case *wire.MsgTx:
-		if p.cfg.DisableRelayTx && !p.perms.Has(PermRelay) {
+		if p.noTxRelay() && !p.perms.Has(PermRelay) {
 			p.disconnectf(ErrProtocolViolation, "transaction sent in blocks-only mode")
 			return
 		}
@@ -403,6 +420,15 @@ func (p *Peer) dispatch(msg wire.Message) {
 	}
 }
 
+// addrFetchDone ends an addr-fetch connection once the peer has sent
+// addresses, as Core does.
+func (p *Peer) addrFetchDone(n int) {
+	if p.connType == ConnAddrFetch && n > 1 {
+		p.cfg.Log.Debugf("addrfetch connection completed peer=%d; disconnecting", p.id)
+		p.disconnectf(ErrFeelerDone, "addrfetch connection completed")
+	}
+}
+
 func (p *Peer) handleGetAddr() {
 	if !p.inbound {
 		p.cfg.Log.Debugf("Ignoring getaddr from outbound %v", p)
@@ -419,7 +445,7 @@ func (p *Peer) handleGetAddr() {
 }
 
 func (p *Peer) handleInv(m *wire.MsgInv) {
-	rejectTx := p.cfg.DisableRelayTx && !p.perms.Has(PermRelay)
+	rejectTx := p.noTxRelay() && !p.perms.Has(PermRelay)
 	p.invMu.Lock()
 	for i := range m.InvList {
 		iv := &m.InvList[i]

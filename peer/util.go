@@ -17,13 +17,15 @@ func (e ErrorKind) Error() string { return string(e) }
 
 // Disconnection reasons.
 const (
-	ErrDisconnected      = ErrorKind("disconnected by us")
-	ErrHandshakeTimeout  = ErrorKind("handshake timed out")
-	ErrIdleTimeout       = ErrorKind("no message within the idle timeout")
-	ErrPingTimeout       = ErrorKind("ping not answered in time")
-	ErrSelfConnection    = ErrorKind("connected to ourselves")
-	ErrOldVersion        = ErrorKind("protocol version too old")
-	ErrMissingServices   = ErrorKind("peer lacks required services")
+	ErrDisconnected     = ErrorKind("disconnected by us")
+	ErrHandshakeTimeout = ErrorKind("handshake timed out")
+	ErrIdleTimeout      = ErrorKind("no message within the idle timeout")
+	ErrPingTimeout      = ErrorKind("ping not answered in time")
+	ErrSelfConnection   = ErrorKind("connected to ourselves")
+	ErrOldVersion       = ErrorKind("protocol version too old")
+	ErrMissingServices  = ErrorKind("peer lacks required services")
+	// ErrFeelerDone ends a feeler or addr-fetch connection that did its job.
+	ErrFeelerDone        = ErrorKind("short-lived connection completed")
 	ErrProtocolViolation = ErrorKind("protocol violation")
 	ErrBadMessage        = ErrorKind("bad message")
 	ErrSendQueueFull     = ErrorKind("send queue full")

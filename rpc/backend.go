@@ -166,7 +166,11 @@ type MiningBackend struct {
 
 // NetBackend serves the network methods.
 type NetBackend struct {
-	AddNode          func(node, command string, v2transport bool) error
+	AddNode func(node, command string, v2transport bool) error
+	// AddConnection opens a test outbound connection of a Core
+	// connection type (regtest's addconnection); at capacity it returns
+	// ErrClientNodeCapacityReached.
+	AddConnection    func(address, connType string, v2transport bool) error
 	ClearBanned      func() error
 	DisconnectNode   func(address string, nodeID int64, byID bool) error
 	AddedNodeInfo    func(node string) ([]AddedNodeInfo, error)

@@ -24,6 +24,7 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(miningMethods()...)
 	r.add(netMethods()...)
 	r.add(testMethods()...)
+	r.add(regtestNetMethods()...)
 	return r
 })
 

@@ -29,6 +29,23 @@ type BIP9Info struct {
 	Status              string `json:"status"` // defined, started, locked_in, active, failed
 	Since               int32  `json:"since"`
 	StatusNext          string `json:"status_next"`
+	// Statistics and Signalling are present only while started or
+	// locked_in, as Bitcoin Core prints them.
+	Statistics *BIP9Statistics `json:"statistics,omitempty"`
+	// Signalling has one character per block of the current period up to
+	// the queried block: '#' signalled, '-' did not.
+	Signalling *string `json:"signalling,omitempty"`
+}
+
+// BIP9Statistics is the signalling tally of the queried block's period.
+// Threshold and Possible are left out once the deployment is locked in,
+// when there is nothing left to reach (Core's field order is kept).
+type BIP9Statistics struct {
+	Period    int32  `json:"period"`
+	Elapsed   int32  `json:"elapsed"`
+	Count     int32  `json:"count"`
+	Threshold *int32 `json:"threshold,omitempty"`
+	Possible  *bool  `json:"possible,omitempty"`
 }
 
 func deploymentMethods() []*Method {
@@ -44,7 +61,23 @@ func deploymentMethods() []*Method {
       "type" : "str",      (string) one of "buried", "bip9"
       "height" : n,        (numeric, optional) height of the first block which the rules are or will be enforced (only for "buried" type, or "bip9" type with "active" status)
       "active" : true|false, (boolean) true if the rules are enforced for the mempool and the next block
-      "bip9" : { "bit"?, "start_time", "timeout", "min_activation_height", "status", "since", "status_next" }  (only for "bip9" type)
+      "bip9" : {           (json object, optional) status of bip9 softforks (only for "bip9" type)
+        "bit" : n,         (numeric, optional) the bit (0-28) in the block version field used to signal this softfork (only for "started" and "locked_in" status)
+        "start_time" : xxx, (numeric) the minimum median time past of a block at which the bit gains its meaning
+        "timeout" : xxx,   (numeric) the median time past of a block at which the deployment is considered failed if not yet locked in
+        "min_activation_height" : n, (numeric) minimum height of blocks for which the rules may be enforced
+        "status" : "str",  (string) status of deployment at specified block (one of "defined", "started", "locked_in", "active", "failed")
+        "since" : n,       (numeric) height of the first block to which the status applies
+        "status_next" : "str", (string) status of deployment at the next block
+        "statistics" : {   (json object, optional) numeric statistics about signalling for a softfork (only for "started" and "locked_in" status)
+          "period" : n,    (numeric) the length in blocks of the signalling period
+          "threshold" : n, (numeric, optional) the number of blocks with the version bit set required to activate the softfork (only for "started" status)
+          "elapsed" : n,   (numeric) the number of blocks elapsed since the beginning of the current period
+          "count" : n,     (numeric) the number of blocks with the version bit set in the current period
+          "possible" : true|false (boolean, optional) returns false if there are not enough blocks left in this period to pass activation threshold (only for "started" status)
+        },
+        "signalling" : "str" (string, optional) indicates blocks that signalled with a # and blocks that did not with a -
+      }
     }, ...
   }
 }`,

@@ -247,7 +247,7 @@ func TestRegisteredMethods(t *testing.T) {
 			"getmempooldescendants", "getmempoolentry", "getmempoolinfo", "getrawmempool", "gettxout", "gettxoutproof",
 			"gettxoutsetinfo", "preciousblock", "pruneblockchain", "verifychain", "verifytxoutproof", "invalidateblock", "reconsiderblock",
 			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool"},
-		"hidden":          {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler"},
+		"hidden":          {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "addconnection"},
 		"control":         {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
 		"mining":          {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader"},
 		"generating":      {"generatetoaddress", "generateblock", "generatetodescriptor"},

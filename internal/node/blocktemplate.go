@@ -55,18 +55,20 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 	root := blk.WitnessMerkleRoot()
 	commit := blockchain.WitnessCommitment(&root, make([]byte, 32))
 	height := tip.Height + 1
-	rules := []string{"csv", "!segwit", "taproot"}
+	version, rules, available, err := s.templateVersionBits(req, tip.Hash, height) // rpcadapter_gbt.go
+	if err != nil {
+		return nil, err
+	}
 	var challenge string
 	if s.cfg.params.IsSignet() {
-		rules = append(rules, "!signet")
 		challenge = hex.EncodeToString(s.cfg.params.SignetChallenge)
 	}
 	return &rpc.BlockTemplate{
 		SignetChallenge:          challenge,
 		Capabilities:             []string{"proposal"},
-		Version:                  0x20000000,
+		Version:                  version,
 		Rules:                    rules,
-		VBAvailable:              map[string]int{},
+		VBAvailable:              available,
 		PreviousBlockHash:        tip.Hash.String(),
 		Transactions:             txs,
 		CoinbaseAux:              map[string]string{},
@@ -102,7 +104,7 @@ func (s *server) miningInfo() (*rpc.MiningInfo, error) {
 		Chain:         s.cfg.params.Name,
 		Next: &rpc.NextBlockInfo{Height: tip.Height + 1, Bits: rpc.BitsHex(next),
 			Difficulty: rpc.GetDifficulty(next), Target: rpc.TargetHex(next)},
-		Warnings: []string{},
+		Warnings: s.warnings(),
 	}, nil
 }
 

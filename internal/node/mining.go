@@ -135,9 +135,13 @@ func (s *server) buildBlock(script []byte, txs []*wire.MsgTx) (*wire.MsgBlock, e
 			PkScript: append([]byte(nil), script...),
 		}},
 	}
+	version, err := s.chain.BlockVersionAfter(tip.Hash)
+	if err != nil {
+		return nil, err
+	}
 	blk := &wire.MsgBlock{
 		Header: wire.BlockHeader{
-			Version:   0x20000000,
+			Version:   version,
 			PrevBlock: tip.Hash,
 			Timestamp: ts,
 			Bits:      s.chain.CalcNextRequiredBits(int64(ts)),

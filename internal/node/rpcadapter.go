@@ -177,7 +177,7 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 				ChainWork:            b.ChainWork.String(),
 				SizeOnDisk:           uint64(s.bdb.DiskUsage()),
 				Pruned:               c.Pruned(),
-				Warnings:             []string{},
+				Warnings:             s.warnings(),
 			}
 			if c.Pruned() {
 				ph, auto, target := c.PruneHeight(), true, c.PruneTarget()
@@ -530,6 +530,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 		SetNetworkActive: func(active bool) (bool, error) { return s.setNetworkActive(ns, active) },
 		NodeAddresses:    s.nodeAddresses,
 		AddedNodeInfo:    s.addedNodeInfo,
+		AddConnection:    s.addConnection,
 		AddNode: func(node, command string, _ bool) error {
 			addr := normalizePeerAddr(node, s.cfg.params.DefaultPort)
 			switch command {
@@ -591,7 +592,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 				RelayFee:           rpc.FormatBTC(s.cfg.minRelayTxFeeSat),
 				IncrementalFee:     rpc.FormatBTC(100),
 				LocalAddresses:     []rpc.LocalAddress{},
-				Warnings:           []string{},
+				Warnings:           s.warnings(),
 			}, nil
 		},
 		SetBan: func(subnet, command string, banTime int64, absolute bool) error {
@@ -679,13 +680,8 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			MinFeeFilter:          rpc.FormatBTC(st.FeeFilter),
 			BytesSentPerMsg:       toInt64Map(st.BytesSentPerMsg),
 			BytesRecvPerMsg:       toInt64Map(st.BytesRecvPerMsg),
-			ConnectionType:        "outbound-full-relay",
+			ConnectionType:        string(p.ConnType()),
 			TransportProtocolType: "v1",
-		}
-		if st.Inbound {
-			pi.ConnectionType = "inbound"
-		} else if p.req != nil && p.req.Permanent {
-			pi.ConnectionType = "manual"
 		}
 		if ip := p.IP(); ip.Is6() && !ip.Is4In6() {
 			pi.Network = "ipv6"

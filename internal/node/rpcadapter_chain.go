@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"time"
 
@@ -405,11 +406,13 @@ func (s *server) verifyTxOutProof(proof []byte) ([]wire.Hash, error) {
 	return p.Matches, nil
 }
 
-// deploymentInfo answers getdeploymentinfo. The buried deployments come
-// from the network's activation heights. The chain does not run the BIP9
-// state machine (taproot is enforced from TaprootHeight, testdummy never),
-// so a version-bits deployment is reported "active" from its enforcement
-// height, "failed" when it can never activate, and "defined" otherwise.
+// deploymentInfo answers getdeploymentinfo as Bitcoin Core 30 does. The
+// buried deployments come from the network's activation heights; the
+// version-bits ones (testdummy, taproot) from the chain's BIP9 state
+// machine, which reports taproot's deployment even though its rules are
+// enforced from TaprootHeight, as Core reports it while burying its
+// enforcement. Like Core, a deployment that can never activate (a buried
+// height of MaxInt32, a BIP9 start of NEVER_ACTIVE) is left out.
 func (s *server) deploymentInfo(hash wire.Hash) (*rpc.DeploymentInfo, error) {
 	st, ok := s.chain.LookupBlock(&hash)
 	if !ok {
@@ -417,44 +420,73 @@ func (s *server) deploymentInfo(hash wire.Hash) (*rpc.DeploymentInfo, error) {
 	}
 	p := s.cfg.params
 	next := st.Height + 1
-	buried := func(h int32) *rpc.Deployment {
-		return &rpc.Deployment{Type: "buried", Height: &h, Active: next >= h}
-	}
 	out := &rpc.DeploymentInfo{
-		Hash:   hash.String(),
-		Height: st.Height,
-		Deployments: map[string]*rpc.Deployment{
-			"bip34":  buried(p.BIP34Height),
-			"bip66":  buried(p.BIP66Height),
-			"bip65":  buried(p.BIP65Height),
-			"csv":    buried(p.CSVHeight),
-			"segwit": buried(p.SegwitHeight),
-		},
+		Hash:        hash.String(),
+		Height:      st.Height,
+		Deployments: map[string]*rpc.Deployment{},
 	}
-	for _, d := range []struct {
-		name  string
-		index int
-	}{{"testdummy", chaincfg.DeploymentTestDummy}, {"taproot", chaincfg.DeploymentTaproot}} {
-		dep := &p.Deployments[d.index]
-		info := &rpc.BIP9Info{StartTime: dep.StartTime, Timeout: dep.Timeout, MinActivationHeight: dep.MinActivationHeight}
-		e := &rpc.Deployment{Type: "bip9", BIP9: info}
-		switch {
-		case dep.StartTime == chaincfg.DeploymentNeverActive:
-			info.Status = "failed"
-		case d.name == "taproot" && next >= p.TaprootHeight:
-			h := p.TaprootHeight
-			e.Height, e.Active = &h, true
-			info.Status, info.Since = "active", h
-			if dep.StartTime == chaincfg.DeploymentAlwaysActive {
-				info.Since = 0
-			}
-		default:
-			info.Status = "defined"
+	for _, b := range []struct {
+		name   string
+		height int32
+	}{{"bip34", p.BIP34Height}, {"bip66", p.BIP66Height}, {"bip65", p.BIP65Height}, {"csv", p.CSVHeight}, {"segwit", p.SegwitHeight}} {
+		if b.height == math.MaxInt32 {
+			continue
 		}
-		info.StatusNext = info.Status
-		out.Deployments[d.name] = e
+		h := b.height
+		out.Deployments[b.name] = &rpc.Deployment{Type: "buried", Height: &h, Active: next >= h}
+	}
+	for id := range p.Deployments {
+		dep := &p.Deployments[id]
+		if dep.StartTime == chaincfg.DeploymentNeverActive {
+			continue
+		}
+		vb, err := s.chain.DeploymentState(id, hash)
+		if err != nil {
+			return nil, rpc.ErrBlockNotFound
+		}
+		out.Deployments[dep.Name] = bip9Deployment(dep, &vb, st.Height)
 	}
 	return out, nil
+}
+
+// bip9Deployment is one version-bits entry of getdeploymentinfo for the
+// block at height. The bit and the statistics appear only while the
+// deployment is started or locked in; "height" once it is (or will be, for
+// the next block) active.
+func bip9Deployment(dep *chaincfg.Deployment, vb *blockchain.DeploymentStatus, height int32) *rpc.Deployment {
+	info := &rpc.BIP9Info{
+		StartTime:           dep.StartTime,
+		Timeout:             dep.Timeout,
+		MinActivationHeight: dep.MinActivationHeight,
+		Status:              vb.State.String(),
+		Since:               vb.Since,
+		StatusNext:          vb.Next.String(),
+	}
+	if vb.Stats != nil {
+		bit := int(dep.Bit)
+		info.Bit = &bit
+		stats := &rpc.BIP9Statistics{Period: vb.Stats.Period, Elapsed: vb.Stats.Elapsed, Count: vb.Stats.Count}
+		if vb.Stats.Threshold > 0 || vb.Stats.Possible {
+			th, possible := vb.Stats.Threshold, vb.Stats.Possible
+			stats.Threshold, stats.Possible = &th, &possible
+		}
+		info.Statistics = stats
+		sig := make([]byte, len(vb.Signalling))
+		for i, b := range vb.Signalling {
+			sig[i] = '-'
+			if b {
+				sig[i] = '#'
+			}
+		}
+		str := string(sig)
+		info.Signalling = &str
+	}
+	e := &rpc.Deployment{Type: "bip9", BIP9: info}
+	if vb.ActiveHeight >= 0 {
+		h := vb.ActiveHeight
+		e.Height, e.Active = &h, h <= height+1
+	}
+	return e
 }
 
 // timestampWindow is Core's allowance for out-of-order block times when

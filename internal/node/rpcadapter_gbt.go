@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -34,6 +35,85 @@ func (s *server) templateRules(req map[string]any) error {
 		}
 	}
 	return rpc.NewError(rpc.ErrInvalidParam, `getblocktemplate must be called with the signet rule set (call with {"rules": ["segwit", "signet"]})`)
+}
+
+// gbtMandatoryRules names the version-bits deployments a getblocktemplate
+// client must understand (Core's VBDeploymentInfo without
+// gbt_optional_rule): listed with a '!' prefix, their signal is dropped from
+// the template's version when the client's rules omit them, and once active
+// such a client is refused. Core marks testdummy and taproot optional, so
+// this is empty; it is kept so that a future mandatory deployment is one
+// entry away.
+var gbtMandatoryRules = map[string]bool{}
+
+// gbtRuleName is a deployment's name as the template lists it.
+func gbtRuleName(name string) string {
+	if gbtMandatoryRules[name] {
+		return "!" + name
+	}
+	return name
+}
+
+// templateVersionBits returns the version, "rules" and "vbavailable" of a
+// template for a child of prev at height, as Core's getblocktemplate: the
+// version is the node's own (ComputeBlockVersion), with the bit of a
+// locked-in deployment forced on and that of a mandatory deployment the
+// client did not list cleared; vbavailable maps every started or locked-in
+// deployment to its bit; rules lists csv, segwit once active, signet, and
+// the active version-bits deployments.
+func (s *server) templateVersionBits(req map[string]any, prev wire.Hash, height int32) (int32, []string, map[string]int, error) {
+	p := s.cfg.params
+	client := map[string]bool{}
+	if rs, ok := req["rules"].([]any); ok {
+		for _, r := range rs {
+			if name, ok := r.(string); ok {
+				client[name] = true
+			}
+		}
+	}
+	version, err := s.chain.BlockVersionAfter(prev)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	rules := []string{"csv"}
+	if height >= p.SegwitHeight {
+		rules = append(rules, "!segwit")
+	}
+	if p.IsSignet() {
+		rules = append(rules, "!signet")
+	}
+	available := map[string]int{}
+	var active []string
+	for id := range p.Deployments {
+		dep := &p.Deployments[id]
+		st, err := s.chain.DeploymentState(id, prev)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		mask := int32(1) << dep.Bit
+		unsupported := gbtMandatoryRules[dep.Name] && !client[dep.Name]
+		switch st.Next {
+		case blockchain.ThresholdLockedIn:
+			version |= mask
+			fallthrough
+		case blockchain.ThresholdStarted:
+			available[gbtRuleName(dep.Name)] = int(dep.Bit)
+			if unsupported {
+				version &^= mask
+			}
+		case blockchain.ThresholdActive:
+			if unsupported {
+				return 0, nil, nil, rpc.Errorf(rpc.ErrInvalidParam, "Support for '%s' rule requires explicit client support", dep.Name)
+			}
+			active = append(active, dep.Name)
+		}
+	}
+	// Core walks its deployments in name order.
+	slices.Sort(active)
+	for _, name := range active {
+		rules = append(rules, gbtRuleName(name))
+	}
+	return version, rules, available, nil
 }
 
 // waitLongPoll implements BIP22 long polling: with a longpollid naming

@@ -84,6 +84,8 @@ type server struct {
 
 	mu    sync.Mutex
 	peers map[int32]*serverPeer
+	// oneShot maps addconnection requests to their connection type.
+	oneShot map[uint64]peer.ConnType
 
 	// miningMu serialises block generation so two generate calls never
 	// build on the same tip.
@@ -110,6 +112,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 		cfg:       cfg,
 		quit:      make(chan struct{}),
 		peers:     make(map[int32]*serverPeer),
+		oneShot:   make(map[uint64]peer.ConnType),
 		startTime: time.Now(),
 		sched:     newScheduler(),
 	}
@@ -173,6 +176,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 	}
 	srvrLog.Infof("SetNetworkActive: %v", !cfg.NoNetworkActive)
 	s.watchChain()
+	s.watchVersionBits() // versionbits.go
 	if !cfg.DisableRPC {
 		if s.rpc, err = s.newRPCServer(); err != nil {
 			s.closeListeners()
@@ -379,6 +383,7 @@ func (s *server) newPeerLayer() error {
 		BestHeight:       func() int32 { return s.chain.BestSnapshot().Height },
 		DisableRelayTx:   cfg.BlocksOnly,
 		RequiredServices: wire.SFNodeNetwork | wire.SFNodeWitness,
+		NearTip:          s.nearTip,
 		SendHeaders:      true,
 		FeeFilter:        func() int64 { return int64(s.pool.MinFee()) },
 		Bans:             s.bans,
@@ -469,6 +474,23 @@ func (s *server) newPeerLayer() error {
 	s.dnsSeed = policy.DNSSeed && cfg.MaxPeers > 0
 	s.cm = connmgr.New(cc)
 	return nil
+}
+
+// nearTipBlocks is how far behind, in blocks estimated from the tip's age,
+// the chain may be for pruned peers to be worth an outbound slot (Core's
+// NODE_NETWORK_LIMITED_ALLOW_CONN_BLOCKS: they serve only recent blocks).
+const nearTipBlocks = 144
+
+// nearTip reports whether the tip is recent enough that peers serving only
+// the last 288 blocks can bring us up to date.
+func (s *server) nearTip() bool {
+	tip := s.chain.BestSnapshot()
+	h, _, ok := s.chain.HeaderByHash(&tip.Hash)
+	if !ok {
+		return false
+	}
+	age := clock.Unix() - int64(h.Timestamp)
+	return age/int64(s.cfg.params.TargetTimePerBlock/time.Second) < nearTipBlocks
 }
 
 // fixedSeedDelay is how long the address manager may stay empty after
@@ -591,6 +613,13 @@ func (s *server) onAccept(conn net.Conn) {
 func (s *server) onConnection(req *connmgr.ConnReq, conn net.Conn) {
 	srvrLog.Debugf("Connected to %s", req.Addr)
 	p := peer.NewOutbound(&s.peerCfg, conn, req.Addr)
+	s.mu.Lock()
+	typ, oneShot := s.oneShot[req.ID]
+	delete(s.oneShot, req.ID)
+	s.mu.Unlock()
+	if oneShot {
+		p.SetConnType(typ)
+	}
 	if req.Permanent {
 		// As Core, "out" whitelist entries apply to manual connections.
 		p.SetManual()
@@ -630,6 +659,7 @@ func (s *server) runPeer(p *peer.Peer, req *connmgr.ConnReq) {
 	s.peers[p.ID()] = sp
 	s.wg.Add(1)
 	s.mu.Unlock()
+	srvrLog.Debugf("Added connection peer=%d", p.ID())
 	p.Start()
 	go func() {
 		defer s.wg.Done()

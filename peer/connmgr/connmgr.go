@@ -62,6 +62,9 @@ type ConnReq struct {
 	// TargetBlockRelay; the server must configure its peer to relay
 	// neither transactions nor addresses.
 	BlockRelayOnly bool
+	// OneShot requests (ConnectOneShot) are dialed once and never
+	// replaced: they use none of the automatic slots.
+	OneShot bool
 
 	state     atomic.Int32
 	group     string // network group of an automatic request
@@ -243,6 +246,21 @@ func (m *Manager) Connect(addr string, permanent bool) (*ConnReq, error) {
 	return req, nil
 }
 
+// ConnectOneShot dials addr once, outside the automatic slots and
+// without retries (regtest's addconnection).
+func (m *Manager) ConnectOneShot(addr string) (*ConnReq, error) {
+	req := &ConnReq{ID: m.nextID.Add(1), Addr: addr, OneShot: true}
+	m.mu.Lock()
+	if m.stopped {
+		m.mu.Unlock()
+		return nil, ErrStopped
+	}
+	m.reqs[req.ID] = req
+	m.mu.Unlock()
+	m.dial(req)
+	return req, nil
+}
+
 // Remove drops a request: it is no longer retried, and its connection, if
 // any, is left to its owner to close.
 func (m *Manager) Remove(id uint64) {
@@ -400,6 +418,10 @@ func (m *Manager) autoDone(req *ConnReq) {
 }
 
 func (m *Manager) autoDoneLocked(req *ConnReq) {
+	if req.OneShot {
+		delete(m.reqs, req.ID)
+		return
+	}
 	switch {
 	case req.BlockRelayOnly && m.autoBR > 0:
 		m.autoBR--

@@ -11,7 +11,9 @@ import (
 	"github.com/btcnode/btcd/wire"
 )
 
-func poolPeerID(p *peer.Peer) mempool.PeerID { return mempool.PeerID(p.ID()) }
+// poolPeerID is the mempool's name for a peer; 0 means "local" there, so
+// peer ids (from 0) are shifted by one.
+func poolPeerID(p *peer.Peer) mempool.PeerID { return mempool.PeerID(p.ID()) + 1 }
 
 // requestTxs asks the peer for announced transactions we do not have. It
 // runs on the peer's reader goroutine.
