@@ -1,8 +1,30 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: vet, then every package's tests (fuzz targets
-# run their seed corpus as ordinary tests). Tests that need the shared
-# consensus vectors (../shared/vectors) skip with a message when absent.
+# run their seed corpus as ordinary tests), then a subset of Bitcoin Core's
+# own functional tests against the bitcoind front end (cmd/bitcoind).
+# Tests that need the shared consensus vectors (../shared/vectors) or Core's
+# tests (../shared/corefunc) skip with a message when those are absent.
 set -euo pipefail
 cd "$(dirname "$0")"
 go vet ./...
 go test -count=1 -timeout 20m ./...
+
+# Core's functional tests: the subset in test/corefunc-subset.txt, chosen
+# to pass and to run in a few minutes. The full suite is a documented
+# command (README, "Bitcoin Core's functional tests").
+if [ -x ../shared/corefunc/run.sh ] && [ -x /usr/bin/python3 ]; then
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	WORK="$work" ../shared/corefunc/run.sh --timeout 300 --list test/corefunc-subset.txt | tee "$work/summary.txt"
+	last=$(tail -n 1 "$work/summary.txt")
+	if ! [[ "$last" =~ ^[0-9]+\ passed,\ 0\ failed ]]; then
+		echo "Core functional tests failed: $last (logs: a failing test's log is kept below)" >&2
+		for f in $(grep -E ' (fail|timeout) ' "$work/summary.txt" | awk '{print $1}'); do
+			echo "==== ${f%.py}.log" >&2
+			tail -n 60 "$work/logs/${f%.py}.log" >&2 || true
+		done
+		exit 1
+	fi
+else
+	echo "Bitcoin Core's functional tests not present (../shared/corefunc) or no /usr/bin/python3: skipped"
+fi

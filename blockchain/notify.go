@@ -96,6 +96,10 @@ func (b *BlockChain) deliver() {
 func (b *BlockChain) SyncNotifications() {
 	b.mu.RLock()
 	target := b.notifyQueued
+	if len(b.pending) > 0 {
+		// Queued but not yet taken: the next batch.
+		target++
+	}
 	b.mu.RUnlock()
 	b.subMu.Lock()
 	for b.notifyDone < target {

@@ -49,21 +49,43 @@ type Notifier struct {
 // fault, or ErrBind when an address cannot be bound. With no publisher
 // configured it returns (nil, nil); a nil *Notifier ignores all calls.
 func New(cfg Config) (*Notifier, error) {
+	n, errs := build(cfg, false)
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return n, nil
+}
+
+// NewTolerant is New, except that a publisher whose address is malformed
+// or cannot be bound is left out instead of failing: its error is
+// returned with the others, and the notifier serves the rest (nil when
+// none is left). This is bitcoind's behaviour: a bad -zmqpub option is
+// logged and the node runs on.
+func NewTolerant(cfg Config) (*Notifier, []error) {
+	return build(cfg, true)
+}
+
+func build(cfg Config, tolerant bool) (*Notifier, []error) {
 	if !cfg.Enabled() {
 		return nil, nil
 	}
+	var errs []error
 	addrs, hwms := cfg.lists()
 	n := &Notifier{}
 	byAddr := make(map[string]*pubSocket)
 	for t := range numTopics {
 		opt := "zmqpub" + topicNames[t]
 		if hwms[t] < 0 {
-			return nil, fmt.Errorf("%w: --%shwm=%d must be >= 0", ErrBadHWM, opt, hwms[t])
+			return nil, []error{fmt.Errorf("%w: --%shwm=%d must be >= 0", ErrBadHWM, opt, hwms[t])}
 		}
 		for _, a := range addrs[t] {
 			canon, network, laddr, err := ParseAddress(opt, a)
 			if err != nil {
-				return nil, err
+				if !tolerant {
+					return nil, []error{err}
+				}
+				errs = append(errs, err)
+				continue
 			}
 			hwm := hwms[t]
 			p := &publisher{topic: t, address: canon, hwm: hwm}
@@ -84,18 +106,61 @@ func New(cfg Config) (*Notifier, error) {
 			n.byTopic[t] = append(n.byTopic[t], p)
 		}
 	}
+	var failed map[*pubSocket]bool
 	for i, s := range n.socks {
 		if err := s.listen(); err != nil {
-			for _, b := range n.socks[:i] {
-				b.close()
+			err = fmt.Errorf("%w: %s: %v", ErrBind, s.address, err)
+			if !tolerant {
+				for _, b := range n.socks[:i] {
+					b.close()
+				}
+				return nil, []error{err}
 			}
-			return nil, fmt.Errorf("%w: %s: %v", ErrBind, s.address, err)
+			errs = append(errs, err)
+			if failed == nil {
+				failed = map[*pubSocket]bool{}
+			}
+			failed[s] = true
 		}
+	}
+	if failed != nil {
+		n.dropSockets(failed)
+	}
+	if len(n.pubs) == 0 {
+		return nil, errs
 	}
 	for _, p := range n.pubs {
 		log.Infof("ZMQ publishing %s on %s (hwm %d)", topicNames[p.topic], p.address, p.hwm)
 	}
-	return n, nil
+	return n, errs
+}
+
+// dropSockets removes sockets that could not be bound, with their
+// publishers.
+func (n *Notifier) dropSockets(failed map[*pubSocket]bool) {
+	socks := n.socks[:0]
+	for _, s := range n.socks {
+		if !failed[s] {
+			socks = append(socks, s)
+		}
+	}
+	n.socks = socks
+	pubs := n.pubs[:0]
+	for _, p := range n.pubs {
+		if !failed[p.sock] {
+			pubs = append(pubs, p)
+		}
+	}
+	n.pubs = pubs
+	for t := range n.byTopic {
+		kept := n.byTopic[t][:0]
+		for _, p := range n.byTopic[t] {
+			if !failed[p.sock] {
+				kept = append(kept, p)
+			}
+		}
+		n.byTopic[t] = kept
+	}
 }
 
 // Endpoints returns the active publishers in the shape and order of

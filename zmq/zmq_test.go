@@ -527,3 +527,28 @@ func TestIPCStaleSocket(t *testing.T) {
 	n.TxAccepted(tx, 1)
 	expect(t, sub, "rawtx", tx.AppendTo(nil, true), 0)
 }
+
+// TestNewTolerant: bad and busy addresses are reported and left out; the
+// remaining publishers serve.
+func TestNewTolerant(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	free := freeAddr(t)
+	n, errs := NewTolerant(Config{PubHashBlock: []string{free}, PubRawBlock: []string{"tcp://" + ln.Addr().String()}, PubRawTx: []string{"foo"}})
+	if len(errs) != 2 || !errors.Is(errs[0], ErrBadAddress) || !errors.Is(errs[1], ErrBind) {
+		t.Fatalf("errors %v, want a bad address and a bind failure", errs)
+	}
+	if n == nil {
+		t.Fatal("no notifier although one publisher could start")
+	}
+	defer n.Close()
+	if eps := n.Endpoints(); len(eps) != 1 || eps[0].Type != "pubhashblock" {
+		t.Fatalf("endpoints %+v", eps)
+	}
+	if n, errs := NewTolerant(Config{PubRawTx: []string{"foo"}}); n != nil || len(errs) != 1 {
+		t.Fatalf("all bad: notifier %v errors %v", n, errs)
+	}
+}

@@ -264,8 +264,8 @@ func (cfg *Config) validateMempool() error {
 }
 
 // validateNotify checks the index, ZMQ and metrics options. ZMQ addresses
-// are parsed here so a typo fails with the option's name before any
-// database is opened; binding them happens at start-up.
+// are not checked here: as in bitcoind, a bad one is logged at start-up
+// and its publisher left out.
 func (cfg *Config) validateNotify() error {
 	if cfg.PeerBlockFilters && !cfg.BlockFilterIndex {
 		return conflictf("--peerblockfilters: requires --blockfilterindex")
@@ -277,23 +277,17 @@ func (cfg *Config) validateNotify() error {
 	}
 	zc := cfg.zmqConfig()
 	for _, o := range []struct {
-		name  string
-		addrs []string
-		hwm   int
+		name string
+		hwm  int
 	}{
-		{"zmqpubhashblock", zc.PubHashBlock, zc.PubHashBlockHWM},
-		{"zmqpubhashtx", zc.PubHashTx, zc.PubHashTxHWM},
-		{"zmqpubrawblock", zc.PubRawBlock, zc.PubRawBlockHWM},
-		{"zmqpubrawtx", zc.PubRawTx, zc.PubRawTxHWM},
-		{"zmqpubsequence", zc.PubSequence, zc.PubSequenceHWM},
+		{"zmqpubhashblock", zc.PubHashBlockHWM},
+		{"zmqpubhashtx", zc.PubHashTxHWM},
+		{"zmqpubrawblock", zc.PubRawBlockHWM},
+		{"zmqpubrawtx", zc.PubRawTxHWM},
+		{"zmqpubsequence", zc.PubSequenceHWM},
 	} {
 		if o.hwm < 0 {
 			return invalidf("--%shwm: must not be negative, got %d", o.name, o.hwm)
-		}
-		for _, a := range o.addrs {
-			if _, _, _, err := zmq.ParseAddress(o.name, a); err != nil {
-				return invalidf("--%s: %v", o.name, err)
-			}
 		}
 	}
 	if cfg.Metrics != "" {

@@ -1,13 +1,16 @@
-// Command btcd is a Bitcoin full node daemon.
+// Package node is the Bitcoin full node daemon: one configuration (Config),
+// per-subsystem logging to stdout and a log file, signal handling and
+// clean shutdown, profiling hooks, and the server that ties the node's
+// packages together. Consensus, storage, networking and RPC live in their
+// own packages; this package only wires them up.
 //
-// The root package owns the process: option parsing (command line plus
-// btcd.conf, see sample.conf), per-subsystem logging to stdout and a
-// rotating file, signal handling and clean shutdown, profiling hooks, and
-// the server that ties the node's packages together. Consensus, storage,
-// networking and RPC live in their own packages; this package only wires
-// them up.
+// Two front ends start it. The btcd command (the repository root) parses
+// btcd's go-flags command line and btcd.conf (see sample.conf) with
+// BtcdMain; cmd/bitcoind parses bitcoind's command line and bitcoin.conf,
+// fills a Config (with Config.Bitcoind for bitcoind's data layout and log
+// destinations), calls Validate and then Run. Both run the same node.
 //
-// Usage:
+// btcd's usage:
 //
 //	btcd [OPTIONS]
 //

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/zmq"
@@ -10,12 +11,19 @@ import (
 // to the chain and the mempool. With no publisher configured s.zmq is nil
 // and every call on it is a no-op.
 
-// newZMQ binds the configured publishers. As in bitcoind, an address that
-// cannot be bound fails start-up.
+// newZMQ binds the configured publishers. As in bitcoind, a publisher
+// whose address is malformed or cannot be bound is logged and left out;
+// the node runs on without it.
 func (s *server) newZMQ() error {
-	n, err := zmq.New(s.cfg.zmqConfig())
-	if err != nil {
-		return err
+	n, errs := zmq.NewTolerant(s.cfg.zmqConfig())
+	for _, err := range errs {
+		if errors.Is(err, zmq.ErrBadHWM) {
+			return err
+		}
+		zmqLog.Errorf("Error: ZMQ publisher not started: %v", err)
+	}
+	if n == nil {
+		return nil
 	}
 	s.zmq = n
 	// Until the first tip change says otherwise, assume initial block
