@@ -175,7 +175,7 @@ func TestZMQOptions(t *testing.T) {
 	}
 
 	n := newTestNode(t)
-	res, rerr := n.rpcCall(t, "getzmqnotifications")
+	res, rerr = n.rpcCall(t, "getzmqnotifications")
 	if rerr != nil || string(res) != "[]" {
 		t.Fatalf("getzmqnotifications without publishers: %s %+v", res, rerr)
 	}
