@@ -143,6 +143,9 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 			cfg.AssumeValid = "0"
 		}
 	}
+	if a.isSet("minimumchainwork") {
+		cfg.MinimumChainWork = a.getString("minimumchainwork", "")
+	}
 	if v := a.getString("blocksdir", ""); v != "" && !a.isNegated("blocksdir") {
 		d := absPath(v)
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {

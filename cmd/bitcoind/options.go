@@ -90,7 +90,7 @@ var options = []option{
 	{name: "maxmempool", arg: "<n>", help: "Keep the transaction memory pool below <n> megabytes (default: 300)", group: gOptions},
 	{name: "maxorphantx", arg: "<n>", help: "Keep at most <n> unconnectable transactions in memory (not supported)", group: gHidden, disp: unsupported},
 	{name: "mempoolexpiry", arg: "<n>", help: "Do not keep transactions in the mempool longer than <n> hours (default: 336)", group: gOptions},
-	{name: "minimumchainwork", arg: "<hex>", help: "Minimum work assumed to exist on a valid chain in hex (not supported)", group: gHidden, flags: debugOnly, disp: unsupported},
+	{name: "minimumchainwork", arg: "<hex>", help: "Minimum work assumed to exist on a valid chain in hex (default: the network's built-in value)", group: gOptions, flags: debugOnly},
 	{name: "par", arg: "<n>", help: "Set the number of script verification threads (0 = auto, up to 256, <0 = leave that many cores free, default: 0)", group: gOptions},
 	{name: "persistmempool", help: "Whether to save the mempool on shutdown and load on restart (default: 1)", group: gOptions},
 	{name: "persistmempoolv1", help: "Write mempool.dat in the legacy format (not supported)", group: gHidden, disp: unsupported, off: "0"},

@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -174,6 +175,7 @@ type ChainOptions struct {
 	UtxoCacheMaxSizeMiB uint64   `long:"utxocachemaxsize" description:"The maximum size in MiB of the UTXO cache"`
 	SigCacheMaxSize     uint     `long:"sigcachemaxsize" description:"The maximum number of entries in the signature verification cache"`
 	AssumeValid         string   `long:"assumevalid" description:"Hash of a block assumed to have valid scripts, skipping script checks for it and its ancestors; 0 disables (default: the network's built-in value)"`
+	MinimumChainWork    string   `long:"minimumchainwork" description:"Minimum work, in hex, a chain must have before the node syncs its blocks or leaves initial block download (default: the network's built-in value)"`
 	Par                 int      `long:"par" description:"Number of script verification threads (0 = all cores, <0 = leave that many cores free)"`
 	TxIndex             bool     `long:"txindex" description:"Maintain a full hash-based transaction index which makes all transactions available via the getrawtransaction RPC"`
 	Prune               uint64   `long:"prune" description:"Prune already validated blocks, keeping the block files under this many MiB (minimum 550; 1 prunes only on the pruneblockchain RPC; 0 disables pruning)"`
@@ -247,14 +249,15 @@ type Config struct {
 	scriptThreads          int    // --par resolved against the CPU count
 	profileAddr            string // --profile normalized to host:port
 	debugLevels            debugLevels
-	metricsAddr            string // --metrics normalized to host:port
-	logFile                string // where log lines are written; "" for none
-	blockFilesDir          string // --blocksdir resolved for the network; "" = DataDir/blocks
-	validated              bool   // validate succeeded; Run requires it
-	rpcPort                string // RPC port for listen addresses without one
-	incrementalRelayFeeSat int64  // --incrementalrelayfee in sat/kvB
-	dustRelayFeeSat        int64  // --dustrelayfee in sat/kvB
-	maxUploadBytes         uint64 // --maxuploadtarget in bytes per 24 h; 0 = none
+	metricsAddr            string   // --metrics normalized to host:port
+	logFile                string   // where log lines are written; "" for none
+	blockFilesDir          string   // --blocksdir resolved for the network; "" = DataDir/blocks
+	validated              bool     // validate succeeded; Run requires it
+	rpcPort                string   // RPC port for listen addresses without one
+	incrementalRelayFeeSat int64    // --incrementalrelayfee in sat/kvB
+	dustRelayFeeSat        int64    // --dustrelayfee in sat/kvB
+	maxUploadBytes         uint64   // --maxuploadtarget in bytes per 24 h; 0 = none
+	minChainWork           *big.Int // --minimumchainwork; nil = the network's
 }
 
 // BitcoindSettings are what only bitcoind's command line expresses: its

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -160,6 +161,16 @@ func (cfg *Config) validateChain() error {
 		}
 		cfg.assumeValid = h
 		cfg.assumeValidMode = assumeValidHash
+	}
+
+	cfg.minChainWork = nil
+	if cfg.MinimumChainWork != "" {
+		h := strings.TrimPrefix(strings.TrimPrefix(cfg.MinimumChainWork, "0x"), "0X")
+		w, ok := new(big.Int).SetString(h, 16)
+		if !ok || h == "" || len(h) > 64 || w.Sign() < 0 {
+			return invalidf("--minimumchainwork: Invalid minimum work specified (%s), must be up to 64 hex digits", cfg.MinimumChainWork)
+		}
+		cfg.minChainWork = w
 	}
 
 	ncpu := runtime.NumCPU()
