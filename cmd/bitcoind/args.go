@@ -80,6 +80,7 @@ type source int
 
 const (
 	fromCommandLine source = iota
+	fromSettingsFile
 	fromNetworkSection
 	fromDefaultSection
 )
@@ -111,6 +112,10 @@ type sectionInfo struct {
 // and answers queries with bitcoind's precedence rules (ArgsManager).
 type args struct {
 	cmdline map[string]span
+	// rw holds settings.json's values (read-write settings), read from
+	// settings (nil with -nosettings).
+	rw       map[string]span
+	settings *settingsFile
 	// conf maps section ("" for the top) to its settings.
 	conf     map[string]sectionSettings
 	sections []sectionInfo
@@ -121,7 +126,7 @@ type args struct {
 }
 
 func newArgs() *args {
-	return &args{cmdline: map[string]span{}, conf: map[string]sectionSettings{}}
+	return &args{cmdline: map[string]span{}, rw: map[string]span{}, conf: map[string]sectionSettings{}}
 }
 
 // keyInfo is a parsed option key: [section.][no]name.
@@ -295,7 +300,7 @@ func (a *args) spans(name string) []struct {
 	out := []struct {
 		src source
 		sp  span
-	}{{fromCommandLine, a.cmdline[name]}}
+	}{{fromCommandLine, a.cmdline[name]}, {fromSettingsFile, a.rw[name]}}
 	if a.chain != "" {
 		out = append(out, struct {
 			src source
@@ -328,7 +333,7 @@ func (a *args) get(name string) (value, bool) {
 		if len(s.sp) == 0 {
 			continue
 		}
-		if s.src == fromCommandLine {
+		if s.src == fromCommandLine || s.src == fromSettingsFile {
 			return s.sp[len(s.sp)-1], true
 		}
 		// In config files the first assignment wins, unless the source

@@ -67,6 +67,9 @@ func loadSettings(argv []string) (*args, string, string, error) {
 		}
 		return nil, "", "", errors.New(strings.Join(msgs, "\n"))
 	}
+	if err := loadSettingsFile(a, datadir); err != nil {
+		return nil, "", "", err
+	}
 	for _, s := range a.unrecognizedSections() {
 		a.warnings = append(a.warnings, fmt.Sprintf("Warning: %s:%d Section [%s] is not recognized.", s.file, s.line, s.name))
 	}
@@ -119,6 +122,7 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 	} else {
 		b.StartupLog = append(b.StartupLog, "Config file: "+confPath+" (not found, skipping)")
 	}
+	b.StartupLog = append(b.StartupLog, logArgs(a)...)
 	b.StartupLog = append(b.StartupLog, a.warnings...)
 
 	// Logging.

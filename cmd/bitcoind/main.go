@@ -58,6 +58,10 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %s\n", err)
 		return 1
 	}
+	if err := writeSettings(a); err != nil {
+		fmt.Fprintf(stderr, "Error: %s\n", err)
+		return 1
+	}
 	if err := node.Run(cfg); err != nil {
 		fmt.Fprintf(stderr, "Error: %s\n", node.ErrorText(err))
 		return 1

@@ -98,7 +98,7 @@ var options = []option{
 	{name: "prune", arg: "<n>", help: "Reduce storage requirements by enabling pruning (deleting) of old blocks. This mode is incompatible with -txindex. (default: 0 = disable pruning blocks, 1 = allow manual pruning via RPC, >=550 = automatically prune block files to stay under the specified target size in MiB)", group: gOptions},
 	{name: "reindex", help: "If enabled, wipe chain state and block index, and rebuild them from blk*.dat files on disk.", group: gOptions},
 	{name: "reindex-chainstate", help: "If enabled, wipe chain state, and rebuild it from blk*.dat files on disk (here the block index is rebuilt too, as -reindex).", group: gOptions},
-	{name: "settings", arg: "<file>", help: "Specify path to dynamic settings data file (not supported; -nosettings is accepted)", group: gHidden, disp: unsupported},
+	{name: "settings", arg: "<file>", help: "Specify path to dynamic settings data file. Can be disabled with -nosettings. File is written at runtime and not meant to be edited by users (use bitcoin.conf instead for custom settings). Relative paths will be prefixed by datadir location. (default: settings.json)", group: gOptions},
 	{name: "startupnotify", arg: "<cmd>", help: "Execute command on startup.", group: gOptions},
 	{name: "shutdownnotify", arg: "<cmd>", help: "Execute command immediately before beginning shutdown.", group: gOptions},
 	{name: "txindex", help: "Maintain a full transaction index, used by the getrawtransaction rpc call (default: 0)", group: gOptions},
