@@ -120,6 +120,8 @@ type BlockChain struct {
 	txIndex txIndex
 	prune   pruneState
 	lowWork lowWorkHeaders
+	// vb caches the BIP9 states (versionbits.go); it has its own lock.
+	vb versionBits
 	// disableCheckpoints is Config.DisableCheckpoints.
 	disableCheckpoints bool
 

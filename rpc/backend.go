@@ -1,6 +1,10 @@
 package rpc
 
-import "github.com/btcnode/btcd/wire"
+import (
+	"context"
+
+	"github.com/btcnode/btcd/wire"
+)
 
 // Backend supplies the state behind the chain, mempool, mining and network
 // methods. Each area is a struct of function fields the daemon fills in; a
@@ -81,6 +85,13 @@ type ChainBackend struct {
 	// Transaction finds a transaction (mempool, txindex, or the given
 	// block), or ErrTxNotFound.
 	Transaction func(txid wire.Hash, blockHash *wire.Hash) (*TxLookup, error)
+	// ScanUTXOs visits every output of the confirmed UTXO set at one
+	// chain tip (scantxoutset) and returns those whose script match
+	// accepts, with the tip and the number of outputs visited. It calls
+	// progress now and then with the fraction done (0 to 1), and stops
+	// when ctx is done, returning what it found so far together with
+	// ctx's error. It calls match from one goroutine at a time.
+	ScanUTXOs func(ctx context.Context, match func(pkScript []byte) bool, progress func(done float64)) (*UTXOScan, error)
 }
 
 // PrevOut is a spent output, for fee and prevout reporting.
@@ -137,6 +148,17 @@ type MempoolBackend struct {
 	// EstimateSmartFee estimates a fee rate for confirmation within
 	// confTarget blocks ("unset", "economical" or "conservative").
 	EstimateSmartFee func(confTarget int64, mode string) (*EstimateSmartFeeResult, error)
+	// SubmitPackage checks the package's topology, evaluates it and
+	// relays what enters (submitpackage); maxFeeRate is in sat/kvB (0: no
+	// limit). The members are decoded and past the burn check.
+	SubmitPackage func(txs []*wire.MsgTx, maxFeeRate int64) (*SubmitPackageResult, error)
+	// Prioritise adds delta satoshis to txid's fee as mining and policy
+	// see it (prioritisetransaction).
+	Prioritise func(txid wire.Hash, delta int64) error
+	// Prioritised lists the fee deltas (getprioritisedtransactions).
+	Prioritised func() ([]PrioritisedTx, error)
+	// Orphans lists the orphan pool (getorphantxs).
+	Orphans func() ([]OrphanTx, error)
 }
 
 // MiningBackend serves the mining and generating methods.

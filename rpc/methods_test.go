@@ -246,14 +246,14 @@ func TestRegisteredMethods(t *testing.T) {
 			"getblockheader", "getblockstats", "getchaintips", "getchaintxstats", "getdifficulty", "getmempoolancestors",
 			"getmempooldescendants", "getmempoolentry", "getmempoolinfo", "getrawmempool", "gettxout", "gettxoutproof",
 			"gettxoutsetinfo", "preciousblock", "pruneblockchain", "verifychain", "verifytxoutproof", "invalidateblock", "reconsiderblock",
-			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool"},
-		"hidden":          {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "addconnection"},
+			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool", "scantxoutset"},
+		"hidden":          {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "addconnection", "getorphantxs"},
 		"control":         {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
-		"mining":          {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader"},
+		"mining":          {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader", "prioritisetransaction", "getprioritisedtransactions"},
 		"generating":      {"generatetoaddress", "generateblock", "generatetodescriptor"},
 		"network":         {"addnode", "clearbanned", "disconnectnode", "getaddednodeinfo", "getconnectioncount", "getnettotals", "getnetworkinfo", "getnodeaddresses", "getpeerinfo", "listbanned", "ping", "setban", "setnetworkactive"},
-		"rawtransactions": {"getrawtransaction", "sendrawtransaction", "testmempoolaccept", "decoderawtransaction", "createrawtransaction", "combinerawtransaction", "decodescript"},
-		"util":            {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage", "getindexinfo"},
+		"rawtransactions": {"getrawtransaction", "sendrawtransaction", "testmempoolaccept", "decoderawtransaction", "createrawtransaction", "combinerawtransaction", "decodescript", "submitpackage"},
+		"util":            {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage", "getindexinfo", "deriveaddresses", "createmultisig"},
 	}
 	n := 0
 	for cat, names := range want {

@@ -112,9 +112,9 @@ For full specification, see BIPs 22, 23, 9, and 145.`,
 				if n, err := blk.Decode(b); err != nil || n != len(b) {
 					return nil, NewError(ErrDeserialization, "Block decode failed")
 				}
-				if len(blk.Transactions) == 0 || !blk.Transactions[0].IsCoinBase() {
-					return nil, NewError(ErrDeserialization, "Block does not start with a coinbase")
-				}
+				// As Core 30, a block without a leading coinbase is
+				// rejected by validation (bad-blk-length, bad-cb-missing),
+				// not by decoding.
 				reason, err := s.mining().SubmitBlock(&blk)
 				if err != nil || reason == "" {
 					return nil, err
@@ -230,8 +230,10 @@ func handleGenerateBlock(s *Server, p *Params) (any, error) {
 		script = a.script()
 	} else {
 		d, err := parseDescriptor(out, &s.cfg.Net)
-		if err != nil {
+		if isDescriptorSyntaxError(err) {
 			return nil, NewError(ErrInvalidAddress, "Error: Invalid address or descriptor")
+		} else if err != nil {
+			return nil, err
 		}
 		script = d.script
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
-	"strings"
 
 	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
 
@@ -15,7 +14,7 @@ import (
 const messageMagic = "Bitcoin Signed Message:\n"
 
 func utilMethods() []*Method {
-	return []*Method{
+	return append([]*Method{
 		{
 			Name: "validateaddress", Category: "util",
 			Description: "Return information about the given bitcoin address.",
@@ -34,22 +33,6 @@ func utilMethods() []*Method {
 			Handler: handleValidateAddress,
 		},
 		{
-			Name: "getdescriptorinfo", Category: "util",
-			Description: `Analyses a descriptor.
-Supported: addr(), raw(), pk(), pkh(), wpkh(), sh(), wsh(), multi(),
-sortedmulti(), tr(KEY) and rawtr() with hex public keys (extended and
-private keys are not supported).`,
-			Args: []Arg{{Name: "descriptor", Type: ArgStr, Description: "The descriptor."}},
-			Result: `{
-  "descriptor" : "str",         (string) The descriptor in canonical form, without private keys
-  "checksum" : "str",           (string) The checksum for the input descriptor
-  "isrange" : true|false,       (boolean) Whether the descriptor is ranged
-  "issolvable" : true|false,    (boolean) Whether the descriptor is solvable
-  "hasprivatekeys" : true|false (boolean) Whether the input descriptor contained at least one private key
-}`,
-			Handler: handleGetDescriptorInfo,
-		},
-		{
 			Name: "verifymessage", Category: "util",
 			Description: "Verify a signed message.",
 			Args: []Arg{
@@ -60,7 +43,7 @@ private keys are not supported).`,
 			Result:  "true|false    (boolean) If the signature is verified or not.",
 			Handler: handleVerifyMessage,
 		},
-	}
+	}, descriptorMethods()...) // descriptor_methods.go
 }
 
 // ValidateAddressResult is the validateaddress result.
@@ -113,32 +96,6 @@ func handleValidateAddress(s *Server, p *Params) (any, error) {
 		}
 	}
 	return r, nil
-}
-
-// DescriptorInfo is the getdescriptorinfo result.
-type DescriptorInfo struct {
-	Descriptor     string `json:"descriptor"`
-	Checksum       string `json:"checksum"`
-	IsRange        bool   `json:"isrange"`
-	IsSolvable     bool   `json:"issolvable"`
-	HasPrivateKeys bool   `json:"hasprivatekeys"`
-}
-
-func handleGetDescriptorInfo(s *Server, p *Params) (any, error) {
-	str, err := p.Str(0, "")
-	if err != nil {
-		return nil, err
-	}
-	d, err := parseDescriptor(str, &s.cfg.Net)
-	if err != nil {
-		return nil, err
-	}
-	body, _, _ := strings.Cut(str, "#")
-	return &DescriptorInfo{
-		Descriptor: addChecksum(d.canonical),
-		Checksum:   descriptorChecksum(body),
-		IsSolvable: d.solvable,
-	}, nil
 }
 
 // signedMessageHash is the hash a Bitcoin signed message commits to.

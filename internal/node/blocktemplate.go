@@ -84,8 +84,17 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 		CurTime:                  now,
 		Bits:                     rpc.BitsHex(bits),
 		Height:                   height,
-		DefaultWitnessCommitment: hex.EncodeToString(blockchain.AppendWitnessCommitmentScript(nil, &commit)),
+		DefaultWitnessCommitment: witnessCommitmentHex(height >= s.cfg.params.SegwitHeight, &commit),
 	}, nil
+}
+
+// witnessCommitmentHex is the template's default_witness_commitment, which
+// bitcoind leaves out before segwit activates.
+func witnessCommitmentHex(segwit bool, commit *wire.Hash) string {
+	if !segwit {
+		return ""
+	}
+	return hex.EncodeToString(blockchain.AppendWitnessCommitmentScript(nil, commit))
 }
 
 // miningInfo answers getmininginfo.

@@ -102,14 +102,31 @@ func (s *server) buildBlock(script []byte, txs []*wire.MsgTx) (*wire.MsgBlock, e
 	defer s.miningMu.Unlock()
 	tip := s.chain.BestSnapshot()
 	height := tip.Height + 1
+	// Before segwit activates a block may carry neither witness data nor
+	// a witness commitment (unexpected-witness).
+	segwit := height >= s.cfg.params.SegwitHeight
 	var fees int64
 	if txs == nil {
 		t := s.pool.SelectTransactions(mempool.TemplateOptions{})
-		txs = t.Txs
-		fees = t.TotalFees
+		skipped := map[wire.Hash]bool{}
+	nextTx:
+		for i, tx := range t.Txs {
+			if !segwit && tx.HasWitness() {
+				skipped[t.TxIDs[i]] = true
+				continue
+			}
+			for _, in := range tx.TxIn {
+				if skipped[in.PreviousOutPoint.Hash] {
+					skipped[t.TxIDs[i]] = true
+					continue nextTx
+				}
+			}
+			txs = append(txs, tx)
+			fees += t.Fees[i]
+		}
 	} else {
-		for _, tx := range txs {
-			fee, err := s.txFee(tx, txs)
+		for i, tx := range txs {
+			fee, err := s.txFee(tx, txs[:i])
 			if err != nil {
 				return nil, err
 			}
@@ -148,16 +165,20 @@ func (s *server) buildBlock(script []byte, txs []*wire.MsgTx) (*wire.MsgBlock, e
 		},
 		Transactions: append([]*wire.MsgTx{cb}, txs...),
 	}
-	root := blk.WitnessMerkleRoot()
-	commit := blockchain.WitnessCommitment(&root, cb.TxIn[0].Witness[0])
-	cb.TxOut = append(cb.TxOut, wire.TxOut{PkScript: blockchain.AppendWitnessCommitmentScript(nil, &commit)})
+	if segwit {
+		root := blk.WitnessMerkleRoot()
+		commit := blockchain.WitnessCommitment(&root, cb.TxIn[0].Witness[0])
+		cb.TxOut = append(cb.TxOut, wire.TxOut{PkScript: blockchain.AppendWitnessCommitmentScript(nil, &commit)})
+	} else {
+		cb.TxIn[0].Witness = nil
+	}
 	blk.ClearHashCache()
 	blk.Header.MerkleRoot, _ = blk.MerkleRoot()
 	return blk, nil
 }
 
-// txFee computes the fee of tx from the UTXO set and earlier txs of the
-// same block (generateblock).
+// txFee computes the fee of tx from the UTXO set and the transactions
+// before it in the block (generateblock).
 func (s *server) txFee(tx *wire.MsgTx, block []*wire.MsgTx) (int64, error) {
 	var in, out int64
 	for i := range tx.TxIn {
@@ -175,7 +196,7 @@ func (s *server) txFee(tx *wire.MsgTx, block []*wire.MsgTx) (int64, error) {
 			}
 		}
 		if !found {
-			return 0, rpc.Errorf(rpc.ErrVerify, "TestBlockValidity failed: bad-txns-inputs-missingorspent")
+			return 0, rpc.Errorf(rpc.ErrVerify, "TestBlockValidity failed: bad-txns-inputs-missingorspent, CheckTxInputs: inputs missing/spent in transaction %v", tx.TxHash())
 		}
 	}
 	for i := range tx.TxOut {

@@ -20,7 +20,7 @@ func (s *server) watchVersionBits() {
 		}
 		raised, lockedIn := s.chain.CheckUnknownRules()
 		if raised != "" {
-			_ = raised
+			s.alert(raised)
 		}
 		if len(lockedIn) > 0 {
 			chanLog.Infof("UpdateTip: new best=%v height=%d warning='%s'", n.Hash, n.Height, strings.Join(lockedIn, ", "))
