@@ -278,6 +278,74 @@ func (w *muWorkers) stop() {
 	w.work = nil
 }
 
+// forEachStoredCoin calls fn for every coin of the snapshot, in key order
+// (by txid, then output index), until fn returns false. The entry's
+// script is only valid during the call.
+func forEachStoredCoin(snap *leveldb.Snapshot, fn func(txid *wire.Hash, idx uint32, e *UtxoEntry, diskBytes int) bool) error {
+	it := snap.NewIterator(util.BytesPrefix([]byte{prefixCoin}), nil)
+	defer it.Release()
+	var scratch []byte
+	for it.Next() {
+		k, v := it.Key(), it.Value()
+		if len(k) < 34 {
+			return newErr(ErrCorrupt, "coin key of %d bytes", len(k))
+		}
+		idx, n, err := ReadVarInt(k[33:])
+		if err != nil || 33+n != len(k) || idx > 1<<32-1 {
+			return newErr(ErrCorrupt, "coin key with bad output index")
+		}
+		e, buf, n, err := DecodeCoin(v, scratch[:0])
+		scratch = buf
+		if err != nil {
+			return err
+		}
+		if n != len(v) {
+			return newErr(ErrCorrupt, "trailing bytes in coin value")
+		}
+		if !fn((*wire.Hash)(k[1:33]), uint32(idx), &e, len(k)+len(v)) {
+			return nil
+		}
+	}
+	if err := it.Error(); err != nil {
+		return levelErr(err, "scan chainstate")
+	}
+	return nil
+}
+
+// ForEachCoin calls fn for every coin of the flushed UTXO set, from one
+// snapshot, until fn returns false, and returns the block the set is at
+// (flush the cache first so that it is the tip). fn's entry, script
+// included, is only valid during the call. A snapshot taken between two
+// batches of a flush returns ErrFlushInProgress, as HashUtxoSet.
+func (cs *ChainState) ForEachCoin(fn func(op wire.OutPoint, e *UtxoEntry) bool) (BlockMarker, error) {
+	best := BlockMarker{Height: -1}
+	snap, err := cs.db.GetSnapshot()
+	if err != nil {
+		return best, levelErr(err, "snapshot")
+	}
+	defer snap.Release()
+	v, err := snap.Get([]byte{keyBestBlock}, nil)
+	switch {
+	case err == nil:
+		if len(v) != 36 {
+			return best, newErr(ErrCorrupt, "best block marker of %d bytes", len(v))
+		}
+		best = decodeMarker(v)
+	case !errors.Is(err, leveldb.ErrNotFound):
+		return best, levelErr(err, "read best block")
+	default:
+		if ok, err := snap.Has([]byte{keyHeadBlocks}, nil); err != nil {
+			return best, levelErr(err, "read head blocks")
+		} else if ok {
+			return best, newErr(ErrFlushInProgress, "chainstate snapshot is between two flush batches")
+		}
+	}
+	err = forEachStoredCoin(snap, func(txid *wire.Hash, idx uint32, e *UtxoEntry, _ int) bool {
+		return fn(wire.OutPoint{Hash: *txid, Index: idx}, e)
+	})
+	return best, err
+}
+
 // HashUtxoSet scans the flushed UTXO set once, in Core's order, and
 // returns its statistics and the digests selected by kinds (0 for none).
 // Flush the cache first so that the set is current. The scan reads one
@@ -312,36 +380,18 @@ func (cs *ChainState) HashUtxoSet(kinds UtxoHashKind) (UtxoSetInfo, error) {
 
 	h := newUtxoHasher(kinds)
 	defer h.stop()
-	it := snap.NewIterator(util.BytesPrefix([]byte{prefixCoin}), nil)
-	defer it.Release()
-	var scratch []byte
-	for it.Next() {
-		k, v := it.Key(), it.Value()
-		if len(k) < 34 {
-			return info, newErr(ErrCorrupt, "coin key of %d bytes", len(k))
-		}
-		idx, n, err := ReadVarInt(k[33:])
-		if err != nil || 33+n != len(k) || idx > 1<<32-1 {
-			return info, newErr(ErrCorrupt, "coin key with bad output index")
-		}
-		e, buf, n, err := DecodeCoin(v, scratch[:0])
-		scratch = buf
-		if err != nil {
-			return info, err
-		}
-		if n != len(v) {
-			return info, newErr(ErrCorrupt, "trailing bytes in coin value")
-		}
-		if h.add((*wire.Hash)(k[1:33]), uint32(idx), &e) {
+	err = forEachStoredCoin(snap, func(hash *wire.Hash, idx uint32, e *UtxoEntry, diskBytes int) bool {
+		if h.add(hash, idx, e) {
 			info.Txs++
 		}
 		info.Outputs++
 		info.TotalAmount += e.Amount
 		info.BogoSize += coinBogoOverhead + uint64(len(e.PkScript))
-		info.DiskBytes += int64(len(k) + len(v))
-	}
-	if err := it.Error(); err != nil {
-		return info, levelErr(err, "scan chainstate")
+		info.DiskBytes += int64(diskBytes)
+		return true
+	})
+	if err != nil {
+		return info, err
 	}
 	h.finish(&info)
 	return info, nil

@@ -300,3 +300,37 @@ func BenchmarkHashUtxoSet(b *testing.B) {
 		})
 	}
 }
+
+// TestForEachCoin visits every flushed coin once with its values, stops
+// when asked, and reports the set's block.
+func TestForEachCoin(t *testing.T) {
+	var coins []hashCoin
+	for i := range 20 {
+		coins = append(coins, hashCoin{wire.OutPoint{Hash: wire.Hash{byte(i)}, Index: uint32(i % 3)},
+			UtxoEntry{Amount: int64(i + 1), PkScript: []byte{0x51, byte(i)}, Height: int32(i), IsCoinBase: i%2 == 0}})
+	}
+	cs := flushedChainState(t, coins)
+	seen := map[wire.OutPoint]UtxoEntry{}
+	best, err := cs.ForEachCoin(func(op wire.OutPoint, e *UtxoEntry) bool {
+		c := *e
+		c.PkScript = slices.Clone(e.PkScript)
+		seen[op] = c
+		return true
+	})
+	if err != nil || best.Height != 7 || best.Hash != (wire.Hash{7}) {
+		t.Fatalf("best %+v err %v", best, err)
+	}
+	if len(seen) != len(coins) {
+		t.Fatalf("visited %d coins of %d", len(seen), len(coins))
+	}
+	for _, c := range coins {
+		got, ok := seen[c.op]
+		if !ok || got.Amount != c.e.Amount || !bytes.Equal(got.PkScript, c.e.PkScript) || got.Height != c.e.Height || got.IsCoinBase != c.e.IsCoinBase {
+			t.Errorf("%v: %+v, want %+v", c.op, got, c.e)
+		}
+	}
+	n := 0
+	if _, err := cs.ForEachCoin(func(wire.OutPoint, *UtxoEntry) bool { n++; return n < 5 }); err != nil || n != 5 {
+		t.Fatalf("early stop after %d coins, err %v", n, err)
+	}
+}
