@@ -146,9 +146,9 @@ func TestDaemonStartsAndStopsOnSIGINT(t *testing.T) {
 	defer cmd.Process.Kill()
 
 	var seen []string
-	listenLine := fmt.Sprintf("Server listening on 127.0.0.1:%d", port)
+	listenLine := fmt.Sprintf("Bound to 127.0.0.1:%d", port)
 	waitForLine(t, lines, listenLine, 20*time.Second, &seen)
-	for _, want := range []string{"Network: regtest", "Data directory: " + filepath.Join(dir, "data", "regtest")} {
+	for _, want := range []string{"Network: regtest", "Using data directory " + filepath.Join(dir, "data", "regtest")} {
 		if !strings.Contains(strings.Join(seen, "\n"), want) {
 			t.Errorf("start-up log lacks %q", want)
 		}

@@ -71,7 +71,7 @@ func TestMempoolPolicyReasons(t *testing.T) {
 			im := n.coinbaseCoin(t, tip-5)
 			return w.build([]mpCoin{im}, pay(im.value-10_000))
 		}},
-		{"bad signature", "mempool-script-verify-flag-failed (", func() *wire.MsgTx {
+		{"bad signature", "mandatory-script-verify-flag-failed (", func() *wire.MsgTx {
 			tx := w.build([]mpCoin{in}, pay(in.value-10_000))
 			tx.TxOut[0].Value-- // invalidates the signature
 			return tx
@@ -314,6 +314,8 @@ func TestMempoolPersistSignedRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Start()
+		// mempool.dat is read once block import is done.
+		waitFor(t, 10*time.Second, "mempool loaded", s.mempoolLoaded.Load)
 		return s
 	}
 	s := start()

@@ -214,6 +214,8 @@ func TestServerRestartKeepsChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
+	s.Start()
+	waitFor(t, 10*time.Second, "mempool loaded", s.mempoolLoaded.Load)
 	if got := s.chain.BestSnapshot().Hash; got != tip {
 		t.Fatalf("tip after restart %v, want %v", got, tip)
 	}
