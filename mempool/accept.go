@@ -26,12 +26,15 @@ type AcceptOptions struct {
 // AcceptResult describes an accepted (or, with TestOnly, acceptable)
 // transaction.
 type AcceptResult struct {
-	TxID     wire.Hash
-	WTxID    wire.Hash
-	VSize    int64
-	Fee      int64
-	Entry    *Entry      // snapshot of the new entry; nil with TestOnly
-	Replaced []wire.Hash // txids evicted by replacement
+	TxID  wire.Hash
+	WTxID wire.Hash
+	VSize int64
+	Fee   int64
+	// ModifiedFee is Fee plus the prioritisetransaction delta, the fee
+	// the effective fee rate is computed from.
+	ModifiedFee int64
+	Entry       *Entry      // snapshot of the new entry; nil with TestOnly
+	Replaced    []wire.Hash // txids evicted by replacement
 
 	// snap holds the snapshot Entry points to, so that a result and its
 	// snapshot are one allocation (acceptance is a hot path).
@@ -59,171 +62,313 @@ func (p *Pool) AcceptTransaction(tx *wire.MsgTx, opts AcceptOptions) (*AcceptRes
 	if err != nil {
 		return nil, err
 	}
-	if err == nil && res.Entry != nil && p.cfg.OnAccept != nil {
+	if res.Entry != nil && p.cfg.OnAccept != nil {
 		p.cfg.OnAccept(res.Entry)
 	}
 	p.announce(accepted)
 	return res, nil
 }
 
-// acceptState carries the work of one acceptance.
-type acceptState struct {
-	tx        *wire.MsgTx
-	txid      wire.Hash
-	wtxid     wire.Hash
-	weight    int64
-	vsize     int64
-	fee       int64
-	sigops    int64
-	coins     []Coin
-	parents   []*Entry
-	ancestors []*Entry
-	conflicts []*Entry // direct conflicts
-	evict     []*Entry // conflicts and their descendants
-	spendsCB  bool
-	tip       ChainTip
-	// siblingEviction marks a TRUC child replacing its sibling.
-	siblingEviction bool
+// acceptArgs are the switches of one evaluation (Core's ATMPArgs): what a
+// single transaction, a transaction inside a package and a whole package
+// may each do differ, and mixing them up is how packages get around
+// single-transaction limits.
+type acceptArgs struct {
+	testOnly     bool
+	bypassLimits bool
+	// allowReplacement evaluates conflicts under the replacement rules;
+	// without it any conflict is "bip125-replacement-disallowed".
+	allowReplacement     bool
+	allowSiblingEviction bool
+	// allowCarveouts grants the CPFP carve-out and the single-conflict
+	// descendant allowance, which only make sense for one transaction.
+	allowCarveouts bool
+	// packageSubmission defers the size limit to the end of the package,
+	// so that a package is never trimmed half-way through.
+	packageSubmission bool
+	// packageFeerates checks the fee floors on the package fee rate
+	// instead of each transaction's (the CPFP of package relay).
+	packageFeerates bool
+	// legacyMaxFee is sendrawtransaction's maxfeerate on the base fee.
+	legacyMaxFee FeeRate
+	// clientMaxFeeRate is submitpackage's maxfeerate on the modified fee.
+	clientMaxFeeRate FeeRate
+	time             time.Time
 }
 
-func (p *Pool) acceptLocked(tx *wire.MsgTx, opts AcceptOptions) (*AcceptResult, error) {
-	pol := &p.cfg.Policy
-	ws := acceptState{tx: tx, txid: tx.TxHash()}
+// singleArgs are the switches of a lone transaction.
+func singleArgs(opts AcceptOptions) acceptArgs {
+	return acceptArgs{
+		testOnly: opts.TestOnly, bypassLimits: opts.BypassLimits,
+		allowReplacement: true, allowSiblingEviction: true, allowCarveouts: true,
+		legacyMaxFee: opts.MaxFeeRate, time: opts.Time,
+	}
+}
+
+// acceptState carries the work of one acceptance.
+type acceptState struct {
+	tx     *wire.MsgTx
+	txid   wire.Hash
+	wtxid  wire.Hash
+	weight int64
+	vsize  int64
+	fee    int64
+	modFee int64
+	sigops int64
+	coins  []Coin
+	// parents and ancestors are in the pool; pkgParents are earlier
+	// transactions of the same package this one spends.
+	parents    []*Entry
+	ancestors  []*Entry
+	pkgParents []*acceptState
+	conflicts  []*Entry // direct conflicts (and an evicted sibling)
+	evict      []*Entry // conflicts and their descendants
+	spendsCB   bool
+	tip        ChainTip
+	lockHeight int32
+	lockTime   int64
+	// siblingEviction marks a TRUC child replacing its sibling.
+	siblingEviction bool
+	// pkgRate and pkgIncludes are the package fee rate and its members
+	// when the package rate decided the fee floors.
+	pkgRate     FeeRate
+	pkgIncludes []wire.Hash
+}
+
+func newAcceptState(tx *wire.MsgTx) *acceptState {
+	ws := &acceptState{tx: tx, txid: tx.TxHash()}
 	ws.wtxid = ws.txid
 	if tx.HasWitness() {
 		ws.wtxid = tx.WitnessHash()
 	}
+	return ws
+}
+
+// acceptLocked is the single-transaction acceptance behind
+// AcceptTransaction, orphan processing, reorgs and mempool.dat loading.
+// res.Entry is the live entry (callers snapshot it before unlocking).
+func (p *Pool) acceptLocked(tx *wire.MsgTx, opts AcceptOptions) (*AcceptResult, error) {
+	ws, e, rerr := p.acceptSingleLocked(tx, singleArgs(opts))
+	if rerr != nil {
+		return nil, rerr
+	}
+	res := &AcceptResult{TxID: ws.txid, WTxID: ws.wtxid, VSize: ws.vsize, Fee: ws.fee, ModifiedFee: ws.modFee, Entry: e}
+	for _, r := range ws.evict {
+		res.Replaced = append(res.Replaced, r.TxID)
+	}
+	return res, nil
+}
+
+// acceptSingleLocked is Core's AcceptSingleTransaction: the pre-checks,
+// the caller's fee-rate cap, ephemeral dust spends, the replacement
+// rules, the scripts, then (unless testing) the pool update and the size
+// limit. The entry is nil when testing.
+func (p *Pool) acceptSingleLocked(tx *wire.MsgTx, args acceptArgs) (*acceptState, *Entry, *RejectError) {
+	ws := newAcceptState(tx)
+	if err := p.preChecks(ws, &args, nil, true); err != nil {
+		return ws, nil, err
+	}
+	if args.clientMaxFeeRate > 0 && NewFeeRate(ws.modFee, ws.vsize) > args.clientMaxFeeRate {
+		return ws, nil, rejectPolicy(ReasonMaxFeeRate, "")
+	}
+	if p.cfg.Policy.RequireStandard {
+		if _, err := p.checkEphemeralSpends([]*acceptState{ws}); err != nil {
+			return ws, nil, err
+		}
+	}
+	if len(ws.conflicts) > 0 {
+		if err := p.checkReplacement(ws); err != nil {
+			return ws, nil, err
+		}
+	}
+	if err := p.verifyScripts(tx, ws.coins); err != nil {
+		return ws, nil, err
+	}
+	if args.testOnly {
+		return ws, nil, nil
+	}
+	p.removeSet(ws.evict, removeReplaced)
+	e := p.addFromState(ws, &args)
+	if !args.packageSubmission && !args.bypassLimits {
+		p.expireLocked(e.Time)
+		p.trimToSizeLocked(p.cfg.MaxMempoolBytes)
+		if _, ok := p.byTxID[ws.txid]; !ok {
+			return ws, nil, rejectFee(ErrReconsiderable, ReasonMempoolFull, "")
+		}
+	}
+	return ws, e, nil
+}
+
+// addFromState links a checked transaction into the pool. Its parents are
+// looked up again because earlier members of its package entered after
+// it was checked; replacements never evict an ancestor
+// (bad-txns-spends-conflicting-tx), so the lookup finds the same set.
+func (p *Pool) addFromState(ws *acceptState, args *acceptArgs) *Entry {
+	now := args.time
+	if now.IsZero() {
+		now = p.now()
+	}
+	e := &Entry{
+		Tx: ws.tx, TxID: ws.txid, WTxID: ws.wtxid, Fee: ws.fee, ModFee: ws.modFee, VSize: ws.vsize,
+		Weight: ws.weight, SigOpCost: ws.sigops, Time: now, Height: ws.tip.Height,
+		SpendsCoinbase: ws.spendsCB, lockHeight: ws.lockHeight, lockTime: ws.lockTime,
+	}
+	var parents []*Entry
+	for i := range ws.tx.TxIn {
+		if pe, ok := p.byTxID[ws.tx.TxIn[i].PreviousOutPoint.Hash]; ok && !containsPtr(parents, pe) {
+			parents = append(parents, pe)
+		}
+	}
+	ancestors := p.ancestorsOf(parents, p.nextEpoch(), nil)
+	p.addEntry(e, parents, ancestors)
+	if p.est != nil {
+		valid := !args.bypassLimits && !args.packageSubmission && len(parents) == 0
+		p.est.processTx(e.TxID, e.Height, e.Fee, e.VSize, valid)
+	}
+	return e
+}
+
+// preChecks is Core's PreChecks: everything but the replacement rules and
+// the scripts, in Core's order (which decides the reason a transaction
+// breaking several rules is rejected with). view holds the transactions
+// of the package checked before this one, whose outputs it may spend;
+// scratch lets the coins live in the pool's reusable buffer, which only a
+// lone transaction may do.
+func (p *Pool) preChecks(ws *acceptState, args *acceptArgs, view map[wire.Hash]*acceptState, scratch bool) *RejectError {
+	pol := &p.cfg.Policy
+	tx := ws.tx
 	if err := checkTransaction(tx); err != nil {
-		return nil, err
+		return err
 	}
 	if tx.IsCoinBase() {
-		return nil, rejectInvalid(ReasonCoinbase, "")
+		return rejectInvalid(ReasonCoinbase, "")
 	}
 	ws.weight = tx.Weight()
 	if pol.RequireStandard {
 		if err := checkStandardTx(tx, ws.weight, pol); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if tx.SerializeSizeStripped() < MinStandardTxNonWitnessSize {
-		return nil, rejectNonStd(ReasonTxSizeSmall, "")
+		return rejectNonStd(ReasonTxSizeSmall, "")
 	}
 	ws.tip = p.cfg.Chain.Tip()
 	if !isFinalTx(tx, ws.tip.Height+1, ws.tip.MedianTimePast) {
-		return nil, reject(ErrPrematureSpend, wire.RejectNonstandard, ReasonNonFinal, "")
+		return reject(ErrPrematureSpend, wire.RejectNonstandard, ReasonNonFinal, "")
 	}
 	if _, ok := p.byWTxID[ws.wtxid]; ok {
-		return nil, reject(ErrConflict, wire.RejectDuplicate, ReasonAlreadyInMempool, "")
+		return reject(ErrConflict, wire.RejectDuplicate, ReasonAlreadyInMempool, "")
 	}
 	if _, ok := p.byTxID[ws.txid]; ok {
-		return nil, reject(ErrConflict, wire.RejectDuplicate, ReasonSameNonWitness, "")
+		return reject(ErrConflict, wire.RejectDuplicate, ReasonSameNonWitness, "")
 	}
-	if err := p.gatherInputs(&ws); err != nil {
-		return nil, err
+	for i := range tx.TxIn {
+		if c, ok := p.spends[tx.TxIn[i].PreviousOutPoint]; ok && !containsPtr(ws.conflicts, c) {
+			if !args.allowReplacement {
+				return rejectPolicy(ReasonReplacementDisallowed, "")
+			}
+			ws.conflicts = append(ws.conflicts, c)
+		}
 	}
-	lockHeight, lockTime := sequenceLock(tx, ws.coins, ws.tip, p.cfg.Chain.MedianTimePast)
-	if lockHeight >= ws.tip.Height+1 || lockTime >= ws.tip.MedianTimePast {
-		return nil, reject(ErrPrematureSpend, wire.RejectNonstandard, ReasonNonBIP68Final, "")
+	if err := p.gatherInputs(ws, view, scratch); err != nil {
+		return err
+	}
+	ws.lockHeight, ws.lockTime = sequenceLock(tx, ws.coins, ws.tip, p.cfg.Chain.MedianTimePast)
+	if ws.lockHeight >= ws.tip.Height+1 || ws.lockTime >= ws.tip.MedianTimePast {
+		return reject(ErrPrematureSpend, wire.RejectNonstandard, ReasonNonBIP68Final, "")
 	}
 	fee, rerr := checkTxInputs(tx, ws.coins, ws.tip.Height+1, p.cfg.CoinbaseMaturity)
 	if rerr != nil {
-		return nil, rerr
+		return rerr
 	}
 	ws.fee = fee
 	if pol.RequireStandard {
 		if err := checkInputsStandard(tx, ws.coins); err != nil {
-			return nil, err
+			return err
 		}
 		if tx.HasWitness() {
 			if err := checkWitnessStandard(tx, ws.coins); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	ws.sigops = sigOpCost(tx, ws.coins)
-	if ws.sigops > MaxStandardTxSigOpsCost {
-		return nil, rejectNonStd(ReasonTooManySigops, fmt.Sprintf("%d", ws.sigops))
-	}
 	ws.vsize = VirtualSize(ws.weight, ws.sigops, pol.BytesPerSigOp)
-	if pol.RequireStandard && ws.fee != 0 && countDust(tx, pol.DustRelayFee) > 0 {
-		return nil, rejectNonStd(ReasonDust, "tx with dust output must be 0-fee")
+	ws.modFee = saturatingAdd(ws.fee, p.deltas[ws.txid])
+	// A dust output is only relayed as ephemeral dust: with no fee, not
+	// even a prioritised one, so that it is never worth mining alone.
+	if pol.RequireStandard && (ws.fee != 0 || ws.modFee != 0) && countDust(tx, pol.DustRelayFee) > 0 {
+		return rejectNonStd(ReasonDust, "tx with dust output must be 0-fee")
 	}
-	if opts.MaxFeeRate > 0 && ws.fee > opts.MaxFeeRate.Fee(ws.vsize) {
-		return nil, reject(ErrMempoolPolicy, wire.RejectNonstandard, ReasonMaxFeeExceeded,
-			fmt.Sprintf("Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate) %d > %d", ws.fee, opts.MaxFeeRate.Fee(ws.vsize)))
+	if ws.sigops > MaxStandardTxSigOpsCost {
+		return rejectNonStd(ReasonTooManySigops, fmt.Sprintf("%d", ws.sigops))
 	}
-	if !opts.BypassLimits {
-		if err := p.checkFeeRate(ws.vsize, ws.fee); err != nil {
-			return nil, err
+	if args.legacyMaxFee > 0 && ws.fee > args.legacyMaxFee.Fee(ws.vsize) {
+		return reject(ErrMempoolPolicy, wire.RejectNonstandard, ReasonMaxFeeExceeded,
+			fmt.Sprintf("Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate) %d > %d", ws.fee, args.legacyMaxFee.Fee(ws.vsize)))
+	}
+	// The relay floor binds every transaction but TRUC ones on its own:
+	// nothing keeps a child around to pay for a parent below it. It is
+	// therefore not reconsiderable in a package.
+	if !args.bypassLimits && tx.Version != TRUCVersion {
+		if floor := pol.MinRelayFee.Fee(ws.vsize); ws.modFee < floor {
+			return reject(ErrMempoolPolicy, wire.RejectInsufficientFee, ReasonMinRelayFee, fmt.Sprintf("%d < %d", ws.modFee, floor))
 		}
 	}
-	if err := p.checkChainLimits(&ws); err != nil {
-		return nil, err
-	}
-	if err := p.checkTRUC(&ws); err != nil {
-		return nil, err
-	}
-	if len(ws.conflicts) > 0 {
-		if err := p.checkReplacement(&ws); err != nil {
-			return nil, err
+	if !args.bypassLimits && !args.packageFeerates {
+		if err := p.checkFeeRate(ws.vsize, ws.modFee); err != nil {
+			return err
 		}
 	}
-	if err := p.verifyScripts(tx, ws.coins); err != nil {
-		return nil, err
+	if err := p.checkChainLimits(ws, args); err != nil {
+		return err
 	}
-
-	res := &AcceptResult{TxID: ws.txid, WTxID: ws.wtxid, VSize: ws.vsize, Fee: ws.fee}
-	if opts.TestOnly {
-		return res, nil
+	if msg, sibling := p.singleTRUCChecks(ws); msg != "" {
+		if !args.allowSiblingEviction || sibling == nil || p.cfg.NoReplacement {
+			return rejectPolicy(ReasonTRUCViolation, msg)
+		}
+		ws.conflicts = append(ws.conflicts, sibling)
+		ws.siblingEviction = true
 	}
-	now := opts.Time
-	if now.IsZero() {
-		now = p.now()
-	}
-	for _, e := range ws.evict {
-		res.Replaced = append(res.Replaced, e.TxID)
-	}
-	p.removeSet(ws.evict, removeReplaced)
-	e := &Entry{
-		Tx: tx, TxID: ws.txid, WTxID: ws.wtxid, Fee: ws.fee, VSize: ws.vsize, Weight: ws.weight,
-		SigOpCost: ws.sigops, Time: now, Height: ws.tip.Height, SpendsCoinbase: ws.spendsCB,
-		lockHeight: lockHeight, lockTime: lockTime,
-	}
-	// The ancestor walk used marks that removeSet may have overwritten;
-	// the ancestor list itself is still valid because replacements never
-	// evict an ancestor (bad-txns-spends-conflicting-tx).
-	p.addEntry(e, ws.parents, ws.ancestors)
-	if p.est != nil {
-		valid := !opts.BypassLimits && len(ws.parents) == 0
-		p.est.processTx(e.TxID, e.Height, e.Fee, e.VSize, valid)
-	}
-	if !opts.BypassLimits {
-		p.expireLocked(now)
-		p.trimToSizeLocked(p.cfg.MaxMempoolBytes)
-		if _, ok := p.byTxID[ws.txid]; !ok {
-			return nil, rejectFee(ErrMempoolPolicy, ReasonMempoolFull, "")
+	for _, a := range ws.ancestors {
+		if containsPtr(ws.conflicts, a) {
+			return rejectInvalid(ReasonSpendsConflicting,
+				fmt.Sprintf("%s spends conflicting transaction %s", ws.txid, a.TxID))
 		}
 	}
-	res.Entry = e
-	return res, nil
+	return nil
 }
 
-// gatherInputs finds each input's coin in the pool or the chain, records
-// direct conflicts and in-pool parents.
-func (p *Pool) gatherInputs(ws *acceptState) *RejectError {
+// gatherInputs finds each input's coin among the package's earlier
+// transactions, in the pool or in the chain, and records the in-pool and
+// in-package parents.
+func (p *Pool) gatherInputs(ws *acceptState, view map[wire.Hash]*acceptState, scratch bool) *RejectError {
 	tx := ws.tx
-	// The coin slice is scratch space reused across acceptances (the pool
-	// lock is held and nothing keeps it).
-	if cap(p.coinBuf) < len(tx.TxIn) {
-		p.coinBuf = make([]Coin, len(tx.TxIn))
+	if scratch {
+		// The pool's scratch buffer: the lock is held and nothing keeps
+		// it past this acceptance.
+		if cap(p.coinBuf) < len(tx.TxIn) {
+			p.coinBuf = make([]Coin, len(tx.TxIn))
+		}
+		ws.coins = p.coinBuf[:len(tx.TxIn)]
+		clear(ws.coins)
+	} else {
+		ws.coins = make([]Coin, len(tx.TxIn))
 	}
-	ws.coins = p.coinBuf[:len(tx.TxIn)]
-	clear(ws.coins)
 	missing := false
 	for i := range tx.TxIn {
 		op := tx.TxIn[i].PreviousOutPoint
-		if c, ok := p.spends[op]; ok && !containsPtr(ws.conflicts, c) {
-			ws.conflicts = append(ws.conflicts, c)
+		if pw := view[op.Hash]; pw != nil {
+			if int(op.Index) >= len(pw.tx.TxOut) {
+				missing = true
+				continue
+			}
+			out := &pw.tx.TxOut[op.Index]
+			ws.coins[i] = Coin{Value: out.Value, PkScript: out.PkScript, Height: mempoolHeight}
+			if !containsState(ws.pkgParents, pw) {
+				ws.pkgParents = append(ws.pkgParents, pw)
+			}
+			continue
 		}
 		if parent, ok := p.byTxID[op.Hash]; ok {
 			if int(op.Index) >= len(parent.Tx.TxOut) {
@@ -269,8 +414,30 @@ func containsPtr(s []*Entry, x *Entry) bool {
 	return false
 }
 
-// checkFeeRate applies the rolling minimum fee and the minimum relay fee
-// in Core's order.
+func containsState(s []*acceptState, x *acceptState) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// saturatingAdd adds without wrapping around, as Core's SaturatingAdd:
+// fee deltas are caller-chosen and may be extreme.
+func saturatingAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return 1<<63 - 1
+	case a < 0 && b < 0 && s >= 0:
+		return -1 << 63
+	}
+	return s
+}
+
+// checkFeeRate is Core's CheckFeeRate: the rolling minimum fee, then the
+// relay floor, both reconsiderable (a package may still pay them).
 func (p *Pool) checkFeeRate(vsize, fee int64) *RejectError {
 	if minFee := FeeRate(p.minFeeLocked()).Fee(vsize); minFee > 0 && fee < minFee {
 		return rejectFee(ErrReconsiderable, ReasonMempoolMinFee, fmt.Sprintf("%d < %d", fee, minFee))
@@ -281,199 +448,12 @@ func (p *Pool) checkFeeRate(vsize, fee int64) *RejectError {
 	return nil
 }
 
-// chainLimits are Core's CTxMemPool::Limits, in virtual bytes.
-type chainLimits struct {
-	ancCount, ancSize, descCount, descSize int64
-}
-
-// checkChainLimits computes the in-pool ancestors and enforces the
-// ancestor and descendant limits, retrying with the CPFP carve-out.
-func (p *Pool) checkChainLimits(ws *acceptState) *RejectError {
-	if len(ws.parents) == 0 {
-		return nil
-	}
-	pol := &p.cfg.Policy
-	ws.ancestors = p.ancestorsOf(ws.parents, p.nextEpoch(), nil)
-	lim := chainLimits{pol.AncestorLimit, pol.AncestorSizeLimitKvB * 1000, pol.DescendantLimit, pol.DescendantSizeLimitKvB * 1000}
-	// A replacement of a single transaction may take its place in its
-	// parents' descendant budget (Core's maybe_rbf_limits).
-	if len(ws.conflicts) == 1 {
-		lim.descCount++
-		lim.descSize += ws.conflicts[0].DescSize
-	}
-	err := p.limitsOK(ws, lim)
-	if err == nil {
-		return nil
-	}
-	if ws.vsize > ExtraDescendantTxSizeLimit || ws.tx.Version == TRUCVersion {
-		return err
-	}
-	carve := chainLimits{2, lim.ancSize, lim.descCount + 1, lim.descSize + ExtraDescendantTxSizeLimit}
-	if p.limitsOK(ws, carve) == nil {
-		return nil
-	}
-	return err
-}
-
-func (p *Pool) limitsOK(ws *acceptState, lim chainLimits) *RejectError {
-	if int64(len(ws.ancestors))+1 > lim.ancCount {
-		return rejectPolicy(ReasonTooLongChain, fmt.Sprintf("too many unconfirmed ancestors [limit: %d]", lim.ancCount))
-	}
-	size := ws.vsize
-	for _, a := range ws.ancestors {
-		size += a.VSize
-		if a.DescCount+1 > lim.descCount {
-			return rejectPolicy(ReasonTooLongChain, fmt.Sprintf("too many descendants for tx %s [limit: %d]", a.TxID, lim.descCount))
-		}
-		if a.DescSize+ws.vsize > lim.descSize {
-			return rejectPolicy(ReasonTooLongChain, fmt.Sprintf("exceeds descendant size limit for tx %s [limit: %d]", a.TxID, lim.descSize))
-		}
-	}
-	if size > lim.ancSize {
-		return rejectPolicy(ReasonTooLongChain, fmt.Sprintf("exceeds ancestor size limit [limit: %d]", lim.ancSize))
-	}
-	return nil
-}
-
-// checkTRUC enforces BIP431 for version-3 transactions and their
-// relatives (Core's SingleTRUCChecks, with sibling eviction).
-func (p *Pool) checkTRUC(ws *acceptState) *RejectError {
-	tx := ws.tx
-	fail := func(format string, args ...any) *RejectError {
-		return rejectPolicy(ReasonTRUCViolation, fmt.Sprintf(format, args...))
-	}
-	if tx.Version != TRUCVersion {
-		for _, pe := range ws.parents {
-			if pe.Tx.Version == TRUCVersion {
-				return fail("non-version=3 tx %s (wtxid=%s) cannot spend from version=3 tx %s (wtxid=%s)",
-					ws.txid, ws.wtxid, pe.TxID, pe.WTxID)
-			}
-		}
-		return nil
-	}
-	for _, pe := range ws.parents {
-		if pe.Tx.Version != TRUCVersion {
-			return fail("version=3 tx %s (wtxid=%s) cannot spend from non-version=3 tx %s (wtxid=%s)",
-				ws.txid, ws.wtxid, pe.TxID, pe.WTxID)
-		}
-	}
-	if ws.vsize > TRUCMaxVSize {
-		return fail("version=3 tx %s (wtxid=%s) is too big: %d > %d virtual bytes", ws.txid, ws.wtxid, ws.vsize, TRUCMaxVSize)
-	}
-	if int64(len(ws.ancestors))+1 > TRUCAncestorLimit {
-		return fail("tx %s (wtxid=%s) would have too many ancestors", ws.txid, ws.wtxid)
-	}
-	if len(ws.parents) == 0 {
-		return nil
-	}
-	if ws.vsize > TRUCChildMaxVSize {
-		return fail("version=3 child tx %s (wtxid=%s) is too big: %d > %d virtual bytes", ws.txid, ws.wtxid, ws.vsize, TRUCChildMaxVSize)
-	}
-	parent := ws.parents[0]
-	for _, c := range parent.children {
-		if containsPtr(ws.conflicts, c) {
-			continue
-		}
-		// Sibling eviction (Core 28+): when the new child conflicts with
-		// nothing else, the existing child may be replaced under the
-		// usual replacement rules instead of blocking the new one.
-		if len(ws.conflicts) == 0 && len(parent.children) == 1 && c.DescCount == 1 && !p.cfg.NoReplacement {
-			ws.conflicts = append(ws.conflicts, c)
-			ws.siblingEviction = true
-			continue
-		}
-		return fail("tx %s (wtxid=%s) would exceed descendant count limit", parent.TxID, parent.WTxID)
-	}
-	return nil
-}
-
-// checkReplacement applies the replace-by-fee rules (BIP125 as Core 30
-// runs them, every transaction replaceable).
-func (p *Pool) checkReplacement(ws *acceptState) *RejectError {
-	if p.cfg.NoReplacement {
-		return rejectPolicy(ReasonMempoolConflict, "replacement disabled")
-	}
-	for _, a := range ws.ancestors {
-		if containsPtr(ws.conflicts, a) {
-			return rejectInvalid(ReasonSpendsConflicting,
-				fmt.Sprintf("%s spends conflicting transaction %s", ws.txid, a.TxID))
-		}
-	}
-	var potential int64
-	for _, c := range ws.conflicts {
-		potential += c.DescCount
-	}
-	if potential > MaxReplacementCandidates {
-		return rejectPolicy(ReasonTooManyReplacements,
-			fmt.Sprintf("rejecting replacement %s; too many potential replacements (%d > %d)", ws.txid, potential, MaxReplacementCandidates))
-	}
-	ws.evict = p.withDescendants(ws.conflicts)
-	if len(ws.evict) > MaxReplacementCandidates {
-		return rejectPolicy(ReasonTooManyReplacements,
-			fmt.Sprintf("rejecting replacement %s; too many potential replacements (%d > %d)", ws.txid, len(ws.evict), MaxReplacementCandidates))
-	}
-	// No new unconfirmed inputs: every in-pool parent must already be a
-	// parent of some directly conflicting transaction.
-	for i := range ws.tx.TxIn {
-		h := ws.tx.TxIn[i].PreviousOutPoint.Hash
-		if _, inPool := p.byTxID[h]; !inPool {
-			continue
-		}
-		known := false
-		for _, c := range ws.conflicts {
-			for j := range c.Tx.TxIn {
-				if c.Tx.TxIn[j].PreviousOutPoint.Hash == h {
-					known = true
-					break
-				}
-			}
-			if known {
-				break
-			}
-		}
-		if !known {
-			return rejectPolicy(ReasonAddsUnconfirmed, fmt.Sprintf("replacement %s adds unconfirmed input, idx %d", ws.txid, i))
-		}
-	}
-	if err := p.checkReplacementFees(ws); err != nil {
-		if ws.siblingEviction {
-			err.Debug += " (including sibling eviction)"
-		}
-		return err
-	}
-	return nil
-}
-
-// checkReplacementFees is BIP125 rules 3, 4 and 6: a higher fee rate than
-// every direct conflict, at least the evicted fees, plus relay of itself
-// at the incremental relay fee.
-func (p *Pool) checkReplacementFees(ws *acceptState) *RejectError {
-	newRate := NewFeeRate(ws.fee, ws.vsize)
-	for _, c := range ws.conflicts {
-		// Compared exactly, as Core's fraction-based fee rates are.
-		if ws.fee*c.VSize <= c.Fee*ws.vsize {
-			old := c.FeeRate()
-			return rejectFee(ErrReconsiderable, ReasonInsufficientFee,
-				fmt.Sprintf("rejecting replacement %s; new feerate %s <= old feerate %s", ws.txid, newRate, old))
-		}
-	}
-	var evictedFees int64
-	for _, e := range ws.evict {
-		evictedFees += e.Fee
-	}
-	if ws.fee < evictedFees {
-		return rejectFee(ErrReconsiderable, ReasonInsufficientFee,
-			fmt.Sprintf("rejecting replacement %s, less fees than conflicting txs; %d < %d", ws.txid, ws.fee, evictedFees))
-	}
-	if extra, need := ws.fee-evictedFees, p.cfg.Policy.IncrementalRelayFee.Fee(ws.vsize); extra < need {
-		return rejectFee(ErrReconsiderable, ReasonInsufficientFee,
-			fmt.Sprintf("rejecting replacement %s, not enough additional fees to relay; %d < %d", ws.txid, extra, need))
-	}
-	return nil
-}
-
 // IsMissingInputs reports whether err is a missing-inputs rejection.
 func IsMissingInputs(err error) bool { return errors.Is(err, ErrMissingInputs) }
+
+// IsReconsiderable reports whether err refused a transaction for its fee
+// rate alone, which a child paying for it in a package may change.
+func IsReconsiderable(err error) bool { return errors.Is(err, ErrReconsiderable) }
 
 // verifyScripts runs the script seam and words a failure as Core does,
 // with the script error inside the reason. Core 30 says

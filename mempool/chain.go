@@ -1,6 +1,10 @@
 package mempool
 
 import (
+	"slices"
+	"sort"
+	"time"
+
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -39,6 +43,16 @@ func (p *Pool) BlockConnected(block *wire.MsgBlock, height int32) {
 		p.removeSet(p.withDescendants(conflicts), removeConflict)
 	}
 	p.orphans.removeForBlock(block, txids)
+	p.clearPrioritisationLocked(txids)
+	if len(p.reorgPending) > 0 {
+		// The end of a reorg: the last chance for what the new chain
+		// did not confirm.
+		p.readdLocked(p.reorgPending, false)
+		p.relinkAllLocked()
+		p.removeForReorgLocked(false)
+		p.trimToSizeLocked(p.cfg.MaxMempoolBytes)
+	}
+	p.recon.reset()
 	p.lastRollingFeeUpdate = p.now().Unix()
 	p.blockSinceBump = true
 
@@ -72,21 +86,68 @@ func (p *Pool) BlockConnected(block *wire.MsgBlock, height int32) {
 // transactions that depended on the block are re-linked to the returned
 // parents, and everything is re-checked against the new tip (lock times,
 // BIP68, coinbase maturity).
+//
+// The chain may announce a reorg's disconnections only once its view has
+// moved to the new tip, when the transactions of the blocks below are not
+// back yet: those that miss inputs are kept (up to
+// maxReorgPendingBytes, as Core's disconnected-transactions pool) and
+// tried again after each older block, and once more after the next
+// connected block.
 func (p *Pool) BlockDisconnected(block *wire.MsgBlock) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	txs := make([]reorgTx, 0, len(block.Transactions)+len(p.reorgPending))
 	for _, tx := range block.Transactions {
 		if tx.IsCoinBase() {
 			continue
 		}
 		// A decoded block's transactions share the block's buffers; a copy
-		// keeps the pool from pinning the whole block. Failures (now
-		// invalid, or non-standard) simply stay out.
-		_, _ = p.acceptLocked(tx.Copy(), AcceptOptions{BypassLimits: true})
+		// keeps the pool from pinning the whole block.
+		txs = append(txs, reorgTx{tx: tx.Copy()})
 	}
+	// The pending transactions come from newer blocks (or spend them),
+	// so after these.
+	txs = append(txs, p.reorgPending...)
+	p.readdLocked(txs, true)
 	p.relinkAllLocked()
-	p.removeForReorgLocked()
+	p.removeForReorgLocked(true)
 	p.trimToSizeLocked(p.cfg.MaxMempoolBytes)
+}
+
+// reorgTx is a transaction waiting to return to the pool in a reorg, with
+// its entry time when it was a pool transaction (zero for a block's).
+type reorgTx struct {
+	tx   *wire.MsgTx
+	time time.Time
+}
+
+// maxReorgPendingBytes bounds the transactions kept for a reorg (Core's
+// MAX_DISCONNECTED_TX_POOL_BYTES).
+const maxReorgPendingBytes = 20_000_000
+
+// readdLocked returns transactions of disconnected blocks to the pool in
+// order. Failures (now invalid, or non-standard) stay out; with keep,
+// those missing inputs are kept for the next try.
+func (p *Pool) readdLocked(txs []reorgTx, keep bool) {
+	p.reorgPending, p.reorgPendingBytes = nil, 0
+	for _, rt := range txs {
+		_, err := p.acceptLocked(rt.tx, AcceptOptions{BypassLimits: true, Time: rt.time})
+		if err != nil && !(keep && IsMissingInputs(err)) {
+			log.Debugf("Transaction %s not returned to the mempool after a reorg: %v", rt.tx.TxHash(), err)
+		}
+		if keep && IsMissingInputs(err) {
+			p.keepForReorg(rt)
+		}
+	}
+}
+
+// keepForReorg adds rt to the transactions waiting in a reorg, within
+// maxReorgPendingBytes.
+func (p *Pool) keepForReorg(rt reorgTx) {
+	if size := rt.tx.SerializeSize(); p.reorgPendingBytes+size <= maxReorgPendingBytes {
+		p.reorgPending = append(p.reorgPending, rt)
+		p.reorgPendingBytes += size
+	}
 }
 
 // relinkAllLocked rebuilds every parent/child link and all package
@@ -107,8 +168,8 @@ func (p *Pool) relinkAllLocked() {
 		}
 	}
 	for _, e := range p.byTxID {
-		e.AncCount, e.AncSize, e.AncFees, e.AncSigOps = 1, e.VSize, e.Fee, e.SigOpCost
-		e.DescCount, e.DescSize, e.DescFees = 1, e.VSize, e.Fee
+		e.AncCount, e.AncSize, e.AncFees, e.AncSigOps = 1, e.VSize, e.ModFee, e.SigOpCost
+		e.DescCount, e.DescSize, e.DescFees = 1, e.VSize, e.ModFee
 	}
 	var buf []*Entry
 	for _, e := range p.byTxID {
@@ -116,11 +177,11 @@ func (p *Pool) relinkAllLocked() {
 		for _, a := range buf {
 			e.AncCount++
 			e.AncSize += a.VSize
-			e.AncFees += a.Fee
+			e.AncFees += a.ModFee
 			e.AncSigOps += a.SigOpCost
 			a.DescCount++
 			a.DescSize += e.VSize
-			a.DescFees += e.Fee
+			a.DescFees += e.ModFee
 		}
 	}
 	p.usage = 0
@@ -132,9 +193,13 @@ func (p *Pool) relinkAllLocked() {
 
 // removeForReorgLocked drops transactions that the new tip makes
 // non-final, BIP68-locked, immature coinbase spends or that lost an input.
-func (p *Pool) removeForReorgLocked() {
+// With deferMissing, those that lost an input (and their descendants)
+// leave the pool to wait with the reorg's pending transactions instead:
+// the input may be a transaction of an older disconnected block not
+// announced yet.
+func (p *Pool) removeForReorgLocked(deferMissing bool) {
 	tip := p.cfg.Chain.Tip()
-	var bad []*Entry
+	var bad, missing []*Entry
 	var coins []Coin
 	for _, e := range p.byTxID {
 		tx := e.Tx
@@ -152,14 +217,19 @@ func (p *Pool) removeForReorgLocked() {
 				continue
 			}
 			c, found := p.cfg.Chain.FetchCoin(op)
+			if !found && deferMissing {
+				missing = append(missing, e)
+				ok = false
+				break
+			}
 			if !found || (c.IsCoinBase && tip.Height+1-c.Height < p.cfg.CoinbaseMaturity) {
+				bad = append(bad, e)
 				ok = false
 				break
 			}
 			coins = append(coins, c)
 		}
 		if !ok {
-			bad = append(bad, e)
 			continue
 		}
 		h, t := sequenceLock(tx, coins, tip, p.cfg.Chain.MedianTimePast)
@@ -168,6 +238,16 @@ func (p *Pool) removeForReorgLocked() {
 			continue
 		}
 		e.lockHeight, e.lockTime = h, t
+	}
+	if len(missing) > 0 {
+		set := p.withDescendants(missing)
+		// Fewer in-pool ancestors first is a topological order.
+		sort.Slice(set, func(i, j int) bool { return set[i].AncCount < set[j].AncCount })
+		for _, e := range set {
+			p.keepForReorg(reorgTx{tx: e.Tx, time: e.Time})
+		}
+		p.removeSet(set, removeReorg)
+		bad = slices.DeleteFunc(bad, func(e *Entry) bool { _, still := p.byTxID[e.TxID]; return !still })
 	}
 	if len(bad) > 0 {
 		p.removeSet(p.withDescendants(bad), removeReorg)

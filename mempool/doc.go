@@ -47,13 +47,30 @@
 // see feepersist.go). Corrupt files are errors of kind ErrCorruptFile and
 // leave an empty pool or estimator.
 //
+// Packages follow Core 30 too (package.go, package_accept.go):
+// TestAcceptPackage is testmempoolaccept of several transactions (each
+// sees its in-list parents' outputs, no replacement, no package fee
+// rate); AcceptPackage is submitpackage, a child with its unconfirmed
+// parents whose members are tried alone first and, when they fail only on
+// fee rate, together, so that a child pays for its parents (CPFP of a
+// zero-fee TRUC parent or an ephemeral-dust parent included), under the
+// package limits and package RBF (clusters of at most two, judged by the
+// feerate diagram). ProcessTransaction retries a too-cheap transaction
+// with an orphan child, or a child with a remembered too-cheap parent, as
+// Core's opportunistic one-parent-one-child relay.
+//
+// Fee deltas (prioritise.go, prioritisetransaction) give every entry a
+// modified fee, Entry.ModFee, which the fee floors, replacement, eviction
+// and block selection use; the package fee sums are of modified fees.
+//
 // Defaults follow Bitcoin Core 30: -minrelaytxfee and -incrementalrelayfee
-// 100 sat/kvB, -dustrelayfee 3000 sat/kvB, -datacarriersize 100000 bytes
-// summed over any number of OP_RETURN outputs, -permitbaremultisig on,
-// -maxmempool 300 MB, -mempoolexpiry 336 h, ancestor/descendant limits 25
-// transactions and 101 kvB with the CPFP carve-out, full RBF (BIP125 rules
-// 3-6 for every conflict; at most 100 evictions), BIP431 TRUC (version 3)
-// rules with sibling eviction, the BIP54 cap of 2,500 legacy sigops, and at
-// most one dust output, which requires a zero fee (ephemeral dust in
-// packages is otherwise not supported, nor is package relay).
+// 100 sat/kvB, -dustrelayfee 3000 sat/kvB, -blockmintxfee 1 sat/kvB,
+// -datacarriersize 100000 bytes summed over any number of OP_RETURN
+// outputs, -permitbaremultisig on, -maxmempool 300 MB, -mempoolexpiry
+// 336 h, ancestor/descendant limits 25 transactions and 101 kvB with the
+// CPFP carve-out for lone transactions, full RBF (BIP125 rules 2-6 for
+// every conflict, in modified fees; at most 100 evictions), BIP431 TRUC
+// (version 3) rules with sibling eviction, the BIP54 cap of 2,500 legacy
+// sigops, and at most one dust output, which requires a zero fee and a
+// child spending it (ephemeral dust).
 package mempool

@@ -107,7 +107,7 @@ const (
 	ReasonNonStandardInputs   = "bad-txns-nonstandard-inputs"
 	ReasonWitnessNonStandard  = "bad-witness-nonstandard"
 	ReasonTooManySigops       = "bad-txns-too-many-sigops"
-	ReasonTooManyReplacements = "too-many-replacements"
+	ReasonTooManyReplacements = "too many potential replacements"
 	ReasonAddsUnconfirmed     = "replacement-adds-unconfirmed"
 	ReasonSpendsConflicting   = "bad-txns-spends-conflicting-tx"
 	ReasonMempoolScript       = "mempool-script-verify-flag-failed"
@@ -120,4 +120,12 @@ const (
 	ReasonMempoolFull         = "mempool full"
 	ReasonTRUCViolation       = "TRUC-violation"
 	ReasonMaxFeeExceeded      = "max-fee-exceeded"
+	// ReasonMaxFeeRate is submitpackage's maxfeerate refusal.
+	ReasonMaxFeeRate = "max feerate exceeded"
+	// ReasonReplacementDisallowed refuses a conflict where replacement is
+	// not evaluated (testmempoolaccept of several transactions).
+	ReasonReplacementDisallowed = "bip125-replacement-disallowed"
+	// ReasonMissingEphemeralSpends refuses a child leaving its parent's
+	// ephemeral dust unspent.
+	ReasonMissingEphemeralSpends = "missing-ephemeral-spends"
 )

@@ -278,18 +278,22 @@ func checkInvariants(t *testing.T, p *Pool) {
 			}
 		}
 		anc := p.ancestorsOf(e.parents, p.nextEpoch(), nil)
-		ac, as, af, asig := int64(1), e.VSize, e.Fee, e.SigOpCost
+		// Package fees sum modified fees.
+		ac, as, af, asig := int64(1), e.VSize, e.ModFee, e.SigOpCost
 		for _, a := range anc {
-			ac, as, af, asig = ac+1, as+a.VSize, af+a.Fee, asig+a.SigOpCost
+			ac, as, af, asig = ac+1, as+a.VSize, af+a.ModFee, asig+a.SigOpCost
 		}
 		if ac != e.AncCount || as != e.AncSize || af != e.AncFees || asig != e.AncSigOps {
 			t.Fatalf("ancestor stats of %s: have %d/%d/%d/%d want %d/%d/%d/%d", id,
 				e.AncCount, e.AncSize, e.AncFees, e.AncSigOps, ac, as, af, asig)
 		}
 		desc := p.descendantsOf(e, p.nextEpoch(), nil)
-		dc, ds, df := int64(1), e.VSize, e.Fee
+		dc, ds, df := int64(1), e.VSize, e.ModFee
 		for _, d := range desc {
-			dc, ds, df = dc+1, ds+d.VSize, df+d.Fee
+			dc, ds, df = dc+1, ds+d.VSize, df+d.ModFee
+		}
+		if e.ModFee != saturatingAdd(e.Fee, p.deltas[id]) {
+			t.Fatalf("modified fee of %s: %d, base %d, delta %d", id, e.ModFee, e.Fee, p.deltas[id])
 		}
 		if dc != e.DescCount || ds != e.DescSize || df != e.DescFees {
 			t.Fatalf("descendant stats of %s: have %d/%d/%d want %d/%d/%d", id, e.DescCount, e.DescSize, e.DescFees, dc, ds, df)

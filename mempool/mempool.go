@@ -73,6 +73,10 @@ type Entry struct {
 	WTxID wire.Hash
 	// Fee is the absolute fee in satoshis.
 	Fee int64
+	// ModFee is Fee plus the prioritisetransaction delta: the fee every
+	// policy decision and block selection uses (Core's modified fee). The
+	// ancestor and descendant fee sums below add modified fees too.
+	ModFee int64
 	// VSize is the sigop-adjusted virtual size (Core's GetTxSize).
 	VSize int64
 	// Weight is the BIP141 weight.
@@ -132,11 +136,25 @@ type Pool struct {
 	rollingMinFee        float64 // sat/kvB
 	lastRollingFeeUpdate int64
 	blockSinceBump       bool
-	nextExpire           time.Time
+	// oldest is at most the entry time of every entry (exact after an
+	// expiry scan), so that expiry, which Core runs on every acceptance,
+	// only scans the pool when something may have expired.
+	oldest time.Time
 
 	orphans orphanPool
 	est     *FeeEstimator
 	coinBuf []Coin
+
+	// deltas are the prioritisetransaction fee deltas by txid, kept for
+	// transactions not (yet) in the pool too.
+	deltas map[wire.Hash]int64
+	// reorgPending are disconnected blocks' transactions waiting for
+	// their parents to return (see BlockDisconnected).
+	reorgPending      []reorgTx
+	reorgPendingBytes int
+	// recon holds recently rejected low-fee transactions a child may
+	// still pay for (opportunistic one-parent-one-child relay).
+	recon reconsiderable
 }
 
 // New returns an empty pool. It panics if the required seams are missing,
@@ -166,6 +184,7 @@ func New(cfg Config) *Pool {
 		byWTxID: make(map[wire.Hash]*Entry),
 		spends:  make(map[wire.OutPoint]*Entry),
 		est:     cfg.FeeEstimator,
+		deltas:  make(map[wire.Hash]int64),
 	}
 	p.orphans.init(cfg.Orphans)
 	return p
@@ -423,16 +442,19 @@ func (p *Pool) addEntry(e *Entry, parents, ancestors []*Entry) {
 			p.usage += grown
 		}
 	}
-	e.AncCount, e.AncSize, e.AncFees, e.AncSigOps = 1, e.VSize, e.Fee, e.SigOpCost
-	e.DescCount, e.DescSize, e.DescFees = 1, e.VSize, e.Fee
+	e.AncCount, e.AncSize, e.AncFees, e.AncSigOps = 1, e.VSize, e.ModFee, e.SigOpCost
+	e.DescCount, e.DescSize, e.DescFees = 1, e.VSize, e.ModFee
 	for _, a := range ancestors {
 		e.AncCount++
 		e.AncSize += a.VSize
-		e.AncFees += a.Fee
+		e.AncFees += a.ModFee
 		e.AncSigOps += a.SigOpCost
 		a.DescCount++
 		a.DescSize += e.VSize
-		a.DescFees += e.Fee
+		a.DescFees += e.ModFee
+	}
+	if len(p.byTxID) == 0 || e.Time.Before(p.oldest) {
+		p.oldest = e.Time
 	}
 	p.byTxID[e.TxID] = e
 	p.byWTxID[e.WTxID] = e
@@ -468,13 +490,13 @@ func (p *Pool) removeSet(set []*Entry, reason removeReason) {
 		for _, a := range buf {
 			a.DescCount--
 			a.DescSize -= e.VSize
-			a.DescFees -= e.Fee
+			a.DescFees -= e.ModFee
 		}
 		buf = p.outsideRelatives(e, inSet, false, buf[:0])
 		for _, d := range buf {
 			d.AncCount--
 			d.AncSize -= e.VSize
-			d.AncFees -= e.Fee
+			d.AncFees -= e.ModFee
 			d.AncSigOps -= e.SigOpCost
 		}
 	}

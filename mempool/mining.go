@@ -23,9 +23,13 @@ const (
 
 // TemplateOptions configures transaction selection.
 type TemplateOptions struct {
-	MaxWeight      int64   // 0 means DefaultBlockMaxWeight
-	ReservedWeight int64   // 0 means DefaultBlockReservedWeight
-	MinFeeRate     FeeRate // packages below it are not included
+	MaxWeight      int64 // 0 means DefaultBlockMaxWeight
+	ReservedWeight int64 // 0 means DefaultBlockReservedWeight
+	// MinFeeRate is -blockmintxfee: packages whose modified fee rate is
+	// below it are not included. Zero means DefaultBlockMinTxFee, so that
+	// a zero-fee transaction (a prioritised-away or ephemeral-dust parent)
+	// is not mined without a child paying for it; negative includes all.
+	MinFeeRate FeeRate
 	// Height and LockTimeCutoff (the median time past of the tip) decide
 	// finality; zero values mean the pool's view of the next block.
 	Height         int32
@@ -66,10 +70,10 @@ func ancestorScoreBetter(a *Entry, fa, sa int64, b *Entry, fb, sb int64) bool {
 }
 
 func scoreOf(e *Entry, ancFees, ancSize int64) (int64, int64) {
-	if e.Fee*ancSize > ancFees*e.VSize {
+	if e.ModFee*ancSize > ancFees*e.VSize {
 		return ancFees, ancSize
 	}
-	return e.Fee, e.VSize
+	return e.ModFee, e.VSize
 }
 
 type modHeap []*modEntry
@@ -99,6 +103,9 @@ func (p *Pool) SelectTransactions(opts TemplateOptions) *Template {
 	}
 	if opts.ReservedWeight == 0 {
 		opts.ReservedWeight = DefaultBlockReservedWeight
+	}
+	if opts.MinFeeRate == 0 {
+		opts.MinFeeRate = DefaultBlockMinTxFee
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -215,7 +222,7 @@ func (p *Pool) SelectTransactions(opts TemplateOptions) *Template {
 					heap.Push(&mh, m)
 				}
 				m.ancSize -= x.VSize
-				m.ancFees -= x.Fee
+				m.ancFees -= x.ModFee
 				m.ancSigs -= x.SigOpCost
 				heap.Fix(&mh, m.idx)
 			}

@@ -1,6 +1,8 @@
 package mempool
 
 import (
+	"errors"
+	"sort"
 	"time"
 
 	"github.com/btcnode/btcd/wire"
@@ -40,13 +42,20 @@ func DefaultOrphanLimits() OrphanLimits {
 const orphanSweepInterval = 5 * time.Minute
 
 type orphan struct {
-	tx      *wire.MsgTx
-	txid    wire.Hash
-	peer    PeerID
+	tx    *wire.MsgTx
+	txid  wire.Hash
+	wtxid wire.Hash
+	peer  PeerID
+	// from lists every peer that sent or announced it, peer first.
+	from    []PeerID
+	entered time.Time
 	expires time.Time
 	weight  int64
 	seq     uint64
 }
+
+// maxOrphanAnnouncers bounds the announcers remembered per orphan.
+const maxOrphanAnnouncers = 16
 
 type orphanPool struct {
 	lim       OrphanLimits
@@ -69,15 +78,18 @@ func (o *orphanPool) init(lim OrphanLimits) {
 // enforces the limits, evicting the oldest orphan of the peer with the
 // most orphans first.
 func (o *orphanPool) add(tx *wire.MsgTx, txid wire.Hash, peer PeerID, now time.Time) bool {
-	if _, ok := o.byID[txid]; ok {
-		return false
+	if or, ok := o.byID[txid]; ok {
+		// Another sender of a held orphan is one more announcer.
+		or.addAnnouncer(peer)
+		return true
 	}
 	w := tx.Weight()
 	if w > MaxStandardTxWeight {
 		return false
 	}
 	o.seq++
-	or := &orphan{tx: tx, txid: txid, peer: peer, expires: now.Add(o.lim.Expiry), weight: w, seq: o.seq}
+	or := &orphan{tx: tx, txid: txid, wtxid: tx.WitnessHash(), peer: peer, from: []PeerID{peer},
+		entered: now, expires: now.Add(o.lim.Expiry), weight: w, seq: o.seq}
 	o.byID[txid] = or
 	for i := range tx.TxIn {
 		op := tx.TxIn[i].PreviousOutPoint
@@ -192,10 +204,29 @@ func (o *orphanPool) removeForBlock(block *wire.MsgBlock, txids []wire.Hash) {
 // err nil). Accepting a transaction also accepts any orphans it unlocks,
 // recursively; all accepted entries are returned in acceptance order and
 // announced through Config.OnAccept.
+//
+// A transaction too low in fee rate on its own is tried again as a
+// package with a child that pays for it (opportunistic one-parent-one-
+// child relay): with an orphan child already held, or, while it is
+// remembered, with a child that arrives later. Either way the package's
+// entries are returned as accepted and err is nil.
 func (p *Pool) ProcessTransaction(tx *wire.MsgTx, peer PeerID, allowOrphans bool) (accepted []*Entry, orphaned bool, err error) {
 	p.mu.Lock()
 	res, err := p.acceptLocked(tx, AcceptOptions{})
 	if err != nil {
+		var pkg []*Entry
+		switch {
+		case errors.Is(err, ErrReconsiderable):
+			pkg = p.parentWithOrphanLocked(tx, peer)
+		case IsMissingInputs(err):
+			pkg = p.childWithRejectedParentLocked(tx)
+		}
+		if pkg != nil {
+			accepted = p.snapshots(p.processOrphansLocked(pkg))
+			p.mu.Unlock()
+			p.announce(accepted)
+			return accepted, false, nil
+		}
 		if allowOrphans && IsMissingInputs(err) {
 			orphaned = p.orphans.add(tx, tx.TxHash(), peer, p.now())
 			if orphaned {
@@ -293,4 +324,62 @@ func (p *Pool) ExpireOrphans() {
 	defer p.mu.Unlock()
 	p.orphans.nextSweep = time.Time{}
 	p.orphans.limit(p.now())
+}
+
+// OrphanInfo describes one orphan (getorphantxs).
+type OrphanInfo struct {
+	Tx    *wire.MsgTx
+	TxID  wire.Hash
+	WTxID wire.Hash
+	// From lists the peers that sent or announced it.
+	From []PeerID
+	// Entered is when it arrived; Expires when it is dropped unless its
+	// parents arrive first.
+	Entered time.Time
+	Expires time.Time
+}
+
+// Orphans lists the orphan pool, oldest first.
+func (p *Pool) Orphans() []OrphanInfo {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	list := make([]*orphan, 0, len(p.orphans.byID))
+	for _, or := range p.orphans.byID {
+		list = append(list, or)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].seq < list[j].seq })
+	out := make([]OrphanInfo, len(list))
+	for i, or := range list {
+		out[i] = OrphanInfo{Tx: or.tx, TxID: or.txid, WTxID: or.wtxid, From: append([]PeerID(nil), or.from...),
+			Entered: or.entered, Expires: or.expires}
+	}
+	return out
+}
+
+// AddOrphanAnnouncer records that peer announced the orphan whose txid or
+// wtxid is h (an inv for a transaction already held), and reports whether
+// such an orphan exists. Peers that announce it may be asked for its
+// parents too.
+func (p *Pool) AddOrphanAnnouncer(h wire.Hash, peer PeerID) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, or := range p.orphans.byID {
+		if or.txid != h && or.wtxid != h {
+			continue
+		}
+		or.addAnnouncer(peer)
+		return true
+	}
+	return false
+}
+
+func (or *orphan) addAnnouncer(peer PeerID) {
+	for _, f := range or.from {
+		if f == peer {
+			return
+		}
+	}
+	if len(or.from) < maxOrphanAnnouncers {
+		or.from = append(or.from, peer)
+	}
 }

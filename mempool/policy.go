@@ -28,8 +28,35 @@ func NewFeeRate(fee, vsize int64) FeeRate {
 	return FeeRate(fee * 1000 / vsize)
 }
 
-// String renders the rate as sat/kvB.
-func (r FeeRate) String() string { return fmt.Sprintf("%d sat/kvB", int64(r)) }
+// String renders the rate as Core's CFeeRate::ToString does
+// ("0.00001000 BTC/kvB"), the form its rejection details carry.
+func (r FeeRate) String() string {
+	v := int64(r)
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	return fmt.Sprintf("%s%d.%08d BTC/kvB", sign, v/1e8, v%1e8)
+}
+
+// formatMoney is Core's FormatMoney: a BTC amount with eight decimals,
+// trailing zeros trimmed down to two ("0.0005", "1.00").
+func formatMoney(sat int64) string {
+	neg := sat < 0
+	if neg {
+		sat = -sat
+	}
+	s := fmt.Sprintf("%d.%08d", sat/1e8, sat%1e8)
+	end := len(s)
+	for end > 0 && s[end-1] == '0' && s[end-3] != '.' {
+		end--
+	}
+	s = s[:end]
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
 
 // Policy constants, as Bitcoin Core 30 defines them.
 const (

@@ -128,6 +128,12 @@ func TestPolicyRules(t *testing.T) {
 			tx := simpleTx(h, p2wpkh(1))
 			tx.TxOut[0].Value = 100_000 - 10
 			return tx
+		}, reason: ReasonMinRelayFee, kind: ErrMempoolPolicy},
+		{name: "TRUC below min relay fee is reconsiderable", build: func(h *harness) *wire.MsgTx {
+			tx := simpleTx(h, p2wpkh(1))
+			tx.Version = TRUCVersion
+			tx.TxOut[0].Value = 100_000 - 10
+			return tx
 		}, reason: ReasonMinRelayFee, kind: ErrReconsiderable},
 		{name: "zero fee with dust allowed past dust rule, fails fee", build: func(h *harness) *wire.MsgTx {
 			tx := withOut(p2wpkh(2), 0)(h)

@@ -69,8 +69,8 @@ func (p *Pool) trackPackageRemoved(rate FeeRate) {
 // rate and its package-with-descendants fee rate (Core's descendant
 // score). The lowest is evicted first.
 func descendantScore(e *Entry) (fee, size int64) {
-	if e.Fee*e.DescSize > e.DescFees*e.VSize {
-		return e.Fee, e.VSize
+	if e.ModFee*e.DescSize > e.DescFees*e.VSize {
+		return e.ModFee, e.VSize
 	}
 	return e.DescFees, e.DescSize
 }
@@ -87,6 +87,8 @@ func (p *Pool) TrimToSize(limit int64) {
 // the evicted package's rate plus the incremental relay fee. The scan for
 // the minimum is linear; evictions are rare and each removes a package.
 func (p *Pool) trimToSizeLocked(limit int64) {
+	removed := 0
+	var maxRemoved FeeRate
 	for p.usage > limit && len(p.byTxID) > 0 {
 		var worst *Entry
 		var wf, ws int64
@@ -98,7 +100,13 @@ func (p *Pool) trimToSizeLocked(limit int64) {
 		}
 		rate := NewFeeRate(worst.DescFees, worst.DescSize) + p.cfg.Policy.IncrementalRelayFee
 		p.trackPackageRemoved(rate)
-		p.removeSet(p.withDescendants([]*Entry{worst}), removeSizeLimit)
+		maxRemoved = max(maxRemoved, rate)
+		set := p.withDescendants([]*Entry{worst})
+		removed += len(set)
+		p.removeSet(set, removeSizeLimit)
+	}
+	if maxRemoved > 0 {
+		log.Debugf("Removed %d txn, rolling minimum fee bumped to %s", removed, maxRemoved)
 	}
 }
 
@@ -116,24 +124,27 @@ func hashLess(a, b []byte) bool {
 func (p *Pool) Expire(now time.Time) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.nextExpire = time.Time{}
 	return p.expireLocked(now)
 }
 
-// expireLocked runs at most once a minute of clock time, so acceptance
-// does not scan the whole pool each time.
+// expireLocked runs after every acceptance, as Core's LimitMempoolSize
+// does; the lower bound on entry times spares the scan while nothing can
+// have expired.
 func (p *Pool) expireLocked(now time.Time) int {
-	if now.Before(p.nextExpire) {
+	cutoff := now.Add(-p.cfg.Expiry)
+	if len(p.byTxID) == 0 || !p.oldest.Before(cutoff) {
 		return 0
 	}
-	p.nextExpire = now.Add(time.Minute)
-	cutoff := now.Add(-p.cfg.Expiry)
 	var old []*Entry
+	oldest := now
 	for _, e := range p.byTxID {
 		if e.Time.Before(cutoff) {
 			old = append(old, e)
+		} else if e.Time.Before(oldest) {
+			oldest = e.Time
 		}
 	}
+	p.oldest = oldest
 	if len(old) == 0 {
 		return 0
 	}

@@ -18,10 +18,13 @@ const (
 	// not tell us whether it wants transactions, and btcd uses the same
 	// floor.
 	DefaultMinProtocolVersion uint32 = wire.BIP0037Version
-	// DefaultHandshakeTimeout bounds version/verack (Core's 60 s).
+	// DefaultHandshakeTimeout is Core's -peertimeout default: how long a
+	// new connection is left alone before the inactivity checks (no
+	// message yet, handshake unfinished) may drop it.
 	DefaultHandshakeTimeout = 60 * time.Second
-	// DefaultIdleTimeout disconnects a peer that sends nothing (Core's
-	// TIMEOUT_INTERVAL, 20 minutes).
+	// DefaultIdleTimeout disconnects a peer we have sent nothing to, or
+	// received nothing from, for this long (Core's TIMEOUT_INTERVAL, 20
+	// minutes).
 	DefaultIdleTimeout = 20 * time.Minute
 	// DefaultPingInterval is how often a ping is sent (Core's
 	// PING_INTERVAL).
@@ -35,6 +38,10 @@ const (
 	// DefaultLocalAddrInterval is the mean interval between announcements
 	// of our own address (Core's AVG_LOCAL_ADDRESS_BROADCAST_INTERVAL).
 	DefaultLocalAddrInterval = 24 * time.Hour
+	// DefaultAddrInterval is the mean interval between addr messages to
+	// one peer (Core's AVG_ADDRESS_BROADCAST_INTERVAL): addresses to relay
+	// wait for the next one, so their timing says less about their source.
+	DefaultAddrInterval = 30 * time.Second
 	// DefaultSendBufferSize is the soft limit on queued bytes:
 	// QueueMessageWait blocks above it, which pauses that peer's reading
 	// the way Core pauses a peer whose send buffer is full.
@@ -67,6 +74,17 @@ const (
 	// MAX_ADDR_PROCESSING_TOKEN_BUCKET).
 	addrRatePerSecond  = 0.1
 	addrTokenBucketMax = wire.MaxAddrPerMsg
+	// maxKnownAddrs is how many addresses a peer is remembered to know
+	// (the size of Core's m_addr_known filter), so they are not sent
+	// back to it.
+	maxKnownAddrs = 5000
+	// addrFetchTimeout ends an addr-fetch connection that sent no
+	// addresses (Core: ten address broadcast intervals).
+	addrFetchTimeout = 5 * time.Minute
+	// tickInterval is how often a peer checks its timers (pings,
+	// timeouts, address sends) against the node clock, which tests move
+	// with setmocktime; a clock change is also acted on at once.
+	tickInterval = 100 * time.Millisecond
 	// maxMoney bounds a feefilter value (Core's MAX_MONEY).
 	maxMoney = 21_000_000 * 100_000_000
 )
@@ -77,16 +95,15 @@ const (
 // threshold, as Bitcoin Core only disconnects for them, so one broken
 // message drops the connection without banning; repeated offenders
 // accumulate no score across connections, but a peer that also sends
-// invalid data reaches the threshold sooner.
+// invalid data reaches the threshold sooner. Like Core, messages before
+// version, a repeated version and late feature negotiation are not
+// scored: the first two are ignored, the last only disconnects.
 const (
-	PenaltyBadChecksum     = 10
-	PenaltyWrongNetwork    = 10
-	PenaltyOversized       = 20
-	PenaltyMalformed       = 10
-	PenaltyBeforeVersion   = 10
-	PenaltyDuplicateVer    = 1
-	PenaltyLateNegotiation = 10 // wtxidrelay or sendaddrv2 after verack
-	PenaltyProtocol        = 10 // other protocol violations
+	PenaltyBadChecksum  = 10
+	PenaltyWrongNetwork = 10
+	PenaltyOversized    = 20 // also an addr or addrv2 of over 1000 entries
+	PenaltyMalformed    = 10
+	PenaltyProtocol     = 10 // other protocol violations
 )
 
 // Services returns the service flags a node advertises: Bitcoin Core sets
@@ -169,13 +186,19 @@ type MessageListeners struct {
 	OnCFHeaders    func(p *Peer, msg *wire.MsgCFHeaders)
 	OnCFCheckpt    func(p *Peer, msg *wire.MsgCFCheckpt)
 	OnReject       func(p *Peer, msg *wire.MsgReject)
-	// OnAddr and OnAddrV2 receive only the addresses left after rate
-	// limiting (the message's list is trimmed in place).
-	OnAddr   func(p *Peer, msg *wire.MsgAddr)
-	OnAddrV2 func(p *Peer, msg *wire.MsgAddrV2)
+	// OnAddrs receives the addresses of an addr or addrv2 message (in
+	// addrv2 form) that passed the peer's checks as Core applies them:
+	// the rate limit, a NODE_NETWORK or NODE_NETWORK_LIMITED service
+	// bit, not banned; implausible timestamps are already replaced by
+	// five days ago. relay reports whether the message may be gossiped
+	// on: Core relays only from messages of at most ten addresses that
+	// do not answer our getaddr, and only addresses seen in the last
+	// ten minutes (which the listener checks, with routability).
+	OnAddrs func(p *Peer, addrs []wire.NetAddressV2, relay bool)
 	// OnGetAddr is called at most once per connection and only for
 	// inbound peers; Core ignores getaddr from outbound peers so they
-	// cannot fingerprint us.
+	// cannot fingerprint us. The listener answers with PushAddress; the
+	// answer goes out with the peer's next addr message.
 	OnGetAddr func(p *Peer)
 	// OnPong is told the measured round trip of each answered ping.
 	OnPong func(p *Peer, rtt time.Duration)
@@ -203,7 +226,9 @@ type Config struct {
 	// means 0.
 	BestHeight func() int32
 	// DisableRelayTx announces that we do not want transactions
-	// (--blocksonly); a peer that sends them anyway is disconnected.
+	// (--blocksonly); a peer that sends or announces them anyway is
+	// disconnected, unless it has the relay permission (then, as in
+	// Core, our version asks it for transactions after all).
 	DisableRelayTx bool
 	// MinProtocolVersion is the oldest version accepted; zero means
 	// DefaultMinProtocolVersion.
@@ -244,6 +269,11 @@ type Config struct {
 	Nonces *NonceSet
 
 	// Timeouts and limits; zero means the default of the same name.
+	// HandshakeTimeout is -peertimeout: after it, a connection that has
+	// not exchanged a message each way, or not finished the handshake,
+	// is dropped. IdleTimeout, PingTimeout and the address schedule are
+	// measured on the node clock (internal/clock), so mock time moves
+	// them.
 	HandshakeTimeout time.Duration
 	IdleTimeout      time.Duration
 	PingInterval     time.Duration
@@ -262,13 +292,17 @@ type Config struct {
 	// LocalAddress, when set, returns our address to announce to p in an
 	// addr (or addrv2) message, or ok false to announce nothing (not
 	// listening, still syncing, no address known). As Core does, it is
-	// asked once right after the handshake with an outbound peer and
-	// then for every peer at exponentially distributed intervals of
-	// LocalAddrInterval on average.
+	// asked for peers that take part in address relay: first when relay
+	// starts (at once for outbound peers, on an inbound peer's first
+	// addr, addrv2 or getaddr), then at exponentially distributed
+	// intervals of LocalAddrInterval on average.
 	LocalAddress func(p *Peer) (na wire.NetAddressV2, ok bool)
 	// LocalAddrInterval is the mean self-announcement interval; zero
 	// means DefaultLocalAddrInterval.
 	LocalAddrInterval time.Duration
+	// AddrInterval is the mean interval between addr messages to the
+	// peer; zero means DefaultAddrInterval.
+	AddrInterval time.Duration
 
 	// Log is the peer's logger; nil means the package logger.
 	Log btclog.Logger
@@ -298,6 +332,7 @@ func (c *Config) applyDefaults(inbound bool) {
 	def(&c.PingTimeout, DefaultPingTimeout)
 	def(&c.WriteTimeout, DefaultWriteTimeout)
 	def(&c.LocalAddrInterval, DefaultLocalAddrInterval)
+	def(&c.AddrInterval, DefaultAddrInterval)
 	if inbound {
 		def(&c.TrickleInterval, DefaultInboundTrickle)
 	} else {

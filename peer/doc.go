@@ -2,14 +2,14 @@
 // version/verack handshake with feature negotiation (wtxidrelay and
 // sendaddrv2 between version and verack, sendheaders, sendcmpct and
 // feefilter after it), self-connection detection, ping/pong with latency
-// measurement (PingNow pings at once, for the ping RPC), announcement of
-// our own address (Config.LocalAddress: right after the handshake with an
-// outbound peer and about every 24 h to every peer, as Core does),
-// handshake and idle timeouts, the read loop that hands
-// decoded messages to the server's callbacks, a prioritized write queue
-// with a hard cap on queued bytes, trickled transaction announcements,
-// per-peer address rate limiting, misbehaviour scoring that bans through
-// peer/banmgr, and the statistics getpeerinfo reports.
+// measurement (PingNow pings at once, for the ping RPC), the per-peer half
+// of address relay (rate limiting, what the peer knows, the addr send
+// schedule, getaddr once per connection, announcement of our own address
+// through Config.LocalAddress), Core's inactivity and ping timeouts on
+// the node clock, the read loop that hands decoded messages to the
+// server's callbacks, a prioritized write queue with a hard cap on queued
+// bytes, trickled transaction announcements, misbehaviour scoring that
+// bans through peer/banmgr, and the statistics getpeerinfo reports.
 //
 // Subpackages: banmgr (bans and the whitelist, persisted in banlist.json),
 // connmgr (listeners, outbound connections, SOCKS5) and addrmgr (known
@@ -17,8 +17,10 @@
 //
 // Each peer runs two goroutines: a reader, which performs the handshake and
 // then calls the listeners synchronously, so a slow listener slows that peer
-// only; and a writer, which drains the queue and drives pings and
-// transaction trickling.
+// only; and a writer, which drains the queue, trickles transaction
+// announcements and runs the timers (timeouts, pings, address sends) on a
+// short tick against the node clock (internal/clock), so that mock time
+// moves them as it moves Bitcoin Core's.
 //
 // The peer scores framing and protocol errors itself. The callers score
 // what only they can judge: invalid blocks, headers and transactions, and

@@ -26,7 +26,7 @@ func FuzzPeerInput(f *testing.F) {
 	f.Add(false, hs)
 	f.Add(true, frameMsg(&wire.MsgPing{Nonce: 1}))
 	f.Add(true, okFrame("madeup", []byte{1, 2, 3}))
-	f.Add(true, frame(testNet, wire.CmdInv, []byte{0xfd, 0xff, 0xff}, 3, nil))
+	f.Add(true, rawFrame(testNet, wire.CmdInv, []byte{0xfd, 0xff, 0xff}, 3, nil))
 	f.Add(true, frameMsg(addrMsg(3)))
 	f.Add(true, frameMsg(&wire.MsgWtxidRelay{}))
 	f.Add(false, []byte("garbage"))

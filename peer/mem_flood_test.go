@@ -31,8 +31,7 @@ func TestFloodingPeerMemory(t *testing.T) {
 	)
 	cfg := baseConfig()
 	var processed, limited uint64
-	cfg.Listeners.OnAddrV2 = func(p *Peer, m *wire.MsgAddrV2) {}
-	cfg.Listeners.OnAddr = func(p *Peer, m *wire.MsgAddr) {}
+	cfg.Listeners.OnAddrs = func(*Peer, []wire.NetAddressV2, bool) {}
 
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -99,7 +98,7 @@ func TestFloodingPeerMemory(t *testing.T) {
 		processed += st.AddrProcessed
 		limited += st.AddrRateLimited
 		pr.p.invMu.Lock()
-		known := len(pr.p.knownInv.set)
+		known := len(pr.p.knownInv.keys.set)
 		pr.p.invMu.Unlock()
 		if known > maxKnownInv {
 			t.Errorf("%v remembers %d hashes, cap %d", pr.p, known, maxKnownInv)

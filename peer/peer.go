@@ -43,6 +43,7 @@ type Peer struct {
 	// Handshake progress, used by the reader only.
 	gotVersion bool
 	gotVerAck  bool
+	hdr        [wire.MessageHeaderSize]byte // the reader's header buffer
 
 	// State changed by later messages.
 	sendHeaders  atomic.Bool
@@ -69,13 +70,28 @@ type Peer struct {
 	addrV2         bool
 	addrMe         netip.AddrPort // how the remote sees us (version addr_recv)
 
-	sentPerCmd      map[string]uint64
-	recvPerCmd      map[string]uint64
-	banScore        uint32
-	pingNonce       uint64
-	pingStart       time.Time
-	lastPingRTT     time.Duration
-	minPingRTT      time.Duration
+	sentPerCmd  map[string]uint64
+	recvPerCmd  map[string]uint64
+	banScore    uint32
+	pingNonce   uint64    // outstanding ping, 0 if none
+	pingStart   time.Time // when the last ping was sent (node clock)
+	lastPingRTT time.Duration
+	minPingRTT  time.Duration
+
+	// Address relay (addrrelay.go). addrRelay is Core's
+	// m_addr_relay_enabled: whether we gossip addresses with the peer.
+	addrRelay atomic.Bool
+	// addrSendMu makes a send wait while a getaddr is being answered,
+	// so the answer goes out with the first send, as in Core, where
+	// both happen on one thread.
+	addrSendMu      sync.Mutex
+	addrMu          sync.Mutex // guards the fields below
+	knownAddrs      keySet     // addresses the peer has or was sent
+	addrsToSend     []wire.NetAddressV2
+	nextAddrSend    time.Time // node clock; zero: at the first chance
+	nextLocalAddr   time.Time
+	askedAddrs      bool // we sent getaddr on this connection
+	getAddrSent     bool // and no answer has come yet
 	addrTokens      float64
 	addrTokensTime  time.Time
 	addrProcessed   uint64
@@ -296,10 +312,12 @@ func (p *Peer) ConnType() ConnType {
 	return p.connType
 }
 
-// noTxRelay reports whether we ask the peer not to send transactions:
-// under --blocksonly and on block-relay-only and feeler connections.
-func (p *Peer) noTxRelay() bool {
-	return p.cfg.DisableRelayTx || p.connType == ConnBlockRelay || p.connType == ConnFeeler
+// rejectsTxs reports whether the peer may not send us transactions (Core's
+// RejectIncomingTxs): on a block-relay-only connection, and under
+// --blocksonly unless it has the relay permission. Our version message
+// tells the peer so (its relay flag).
+func (p *Peer) rejectsTxs() bool {
+	return p.connType == ConnBlockRelay || (p.cfg.DisableRelayTx && !p.perms.Has(PermRelay))
 }
 
 // ProtocolVersion returns the negotiated protocol version: the lower of
@@ -479,9 +497,13 @@ type StatsSnap struct {
 	MinPingRTT      time.Duration
 	BanScore        uint32
 	QueuedBytes     int
-	AddrProcessed   uint64
-	AddrRateLimited uint64
-	HandshakeDone   bool
+	// AddrRelayEnabled is getpeerinfo's addr_relay_enabled: outbound
+	// peers other than block-relay-only ones from the handshake on,
+	// inbound peers once they sent addr, addrv2 or getaddr.
+	AddrRelayEnabled bool
+	AddrProcessed    uint64
+	AddrRateLimited  uint64
+	HandshakeDone    bool
 	// LastNewTx and LastNewBlock are when the peer last gave us a new
 	// transaction or block; zero means never (getpeerinfo's
 	// last_transaction and last_block).
@@ -539,8 +561,11 @@ func (p *Peer) Stats() StatsSnap {
 	}
 	s.LastPingRTT, s.MinPingRTT = p.lastPingRTT, p.minPingRTT
 	s.BanScore = p.banScore
-	s.AddrProcessed, s.AddrRateLimited = p.addrProcessed, p.addrRateLimited
 	p.mu.Unlock()
+	s.AddrRelayEnabled = p.addrRelay.Load()
+	p.addrMu.Lock()
+	s.AddrProcessed, s.AddrRateLimited = p.addrProcessed, p.addrRateLimited
+	p.addrMu.Unlock()
 	return s
 }
 

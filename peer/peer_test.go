@@ -195,6 +195,8 @@ func TestOnVersionReject(t *testing.T) {
 
 func TestIdleAndPingTimeout(t *testing.T) {
 	cfg := baseConfig()
+	// The timeouts apply once the -peertimeout grace period is over.
+	cfg.HandshakeTimeout = 50 * time.Millisecond
 	cfg.IdleTimeout = 200 * time.Millisecond
 	p, r := newInboundWithRemote(t, cfg, "203.0.113.1:1000")
 	r.handshake()
@@ -206,6 +208,7 @@ func TestIdleAndPingTimeout(t *testing.T) {
 
 	// A remote that keeps talking but never answers pings.
 	cfg = baseConfig()
+	cfg.HandshakeTimeout = 50 * time.Millisecond
 	cfg.PingInterval = 20 * time.Millisecond
 	cfg.PingTimeout = 100 * time.Millisecond
 	p, r = newInboundWithRemote(t, cfg, "203.0.113.1:1001")

@@ -3,7 +3,6 @@ package peer
 import (
 	"errors"
 	"net"
-	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -224,71 +223,6 @@ func TestBlocksOnlyRejectsTx(t *testing.T) {
 	waitDone(t, p, 5*time.Second)
 	if !errors.Is(p.Err(), ErrProtocolViolation) {
 		t.Fatalf("err %v", p.Err())
-	}
-}
-
-func addrMsg(n int) *wire.MsgAddr {
-	m := &wire.MsgAddr{AddrList: make([]wire.NetAddress, n)}
-	for i := range m.AddrList {
-		m.AddrList[i] = wire.NetAddress{Timestamp: uint32(time.Now().Unix()), Services: wire.SFNodeNetwork,
-			Addr: netip.AddrFrom4([4]byte{11, byte(i >> 8), byte(i), 1}), Port: 8333}
-	}
-	return m
-}
-
-func TestAddrRateLimit(t *testing.T) {
-	cfg := baseConfig()
-	got := make(chan int, 10)
-	cfg.Listeners.OnAddr = func(p *Peer, m *wire.MsgAddr) { got <- len(m.AddrList) }
-	p, r := newInboundWithRemote(t, cfg, "203.0.113.3:1")
-	r.handshake()
-	r.drain()
-	if !p.WaitForHandshake() {
-		t.Fatal(p.Err())
-	}
-	// The bucket starts with one token.
-	r.send(addrMsg(1000))
-	select {
-	case n := <-got:
-		if n != 1 {
-			t.Fatalf("processed %d of an unsolicited burst, want 1", n)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no addr callback")
-	}
-	// After we ask with getaddr, a full response is accepted.
-	p.PushGetAddr()
-	r.send(addrMsg(1000))
-	select {
-	case n := <-got:
-		if n != 1000 {
-			t.Fatalf("processed %d of a solicited response, want 1000", n)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no addr callback")
-	}
-	s := p.Stats()
-	if s.AddrProcessed != 1001 || s.AddrRateLimited != 999 {
-		t.Fatalf("stats processed %d limited %d", s.AddrProcessed, s.AddrRateLimited)
-	}
-}
-
-func TestGetAddrOncePerInbound(t *testing.T) {
-	cfg := baseConfig()
-	calls := make(chan struct{}, 10)
-	cfg.Listeners.OnGetAddr = func(*Peer) { calls <- struct{}{} }
-	p, r := newInboundWithRemote(t, cfg, "203.0.113.3:1")
-	r.handshake()
-	r.drain()
-	if !p.WaitForHandshake() {
-		t.Fatal(p.Err())
-	}
-	r.sendRaw(okFrame(wire.CmdGetAddr, nil))
-	r.sendRaw(okFrame(wire.CmdGetAddr, nil))
-	r.send(&wire.MsgPing{Nonce: 1})
-	waitCond(t, "ping processed", 5*time.Second, func() bool { return p.Stats().BytesRecvPerMsg[wire.CmdPing] > 0 })
-	if len(calls) != 1 {
-		t.Fatalf("OnGetAddr called %d times", len(calls))
 	}
 }
 

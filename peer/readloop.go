@@ -1,12 +1,8 @@
 package peer
 
 import (
-	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/netip"
-	"time"
 
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/wire"
@@ -37,7 +33,7 @@ func (p *Peer) sendVersion() {
 		Nonce:          p.nonce,
 		UserAgent:      p.cfg.UserAgent,
 		LastBlock:      height,
-		DisableRelayTx: p.noTxRelay(),
+		DisableRelayTx: p.rejectsTxs(),
 	}
 	if err := p.QueueMessage(msg, nil); err != nil && p.Connected() {
 		p.disconnect(fmt.Errorf("%w: sending version: %v", ErrBadMessage, err))
@@ -45,19 +41,20 @@ func (p *Peer) sendVersion() {
 }
 
 // readLoop runs the handshake and then reads and dispatches messages until
-// the connection ends.
+// the connection ends. It sets no read deadlines: the writer's timer
+// checks (timers.go) drop a silent peer, on the node clock.
 func (p *Peer) readLoop() {
 	defer p.wg.Done()
 	defer p.disconnect(ErrConnection)
 
-	deadline := p.connTime.Add(p.cfg.HandshakeTimeout)
-	p.conn.SetReadDeadline(deadline)
 	for !p.gotVersion || !p.gotVerAck {
-		msg, ok := p.readMessage(true)
+		f, ok := p.readFrame()
 		if !ok {
 			return
 		}
-		if msg != nil && !p.handleHandshakeMessage(msg) {
+		keep := p.handshakeFrame(&f)
+		f.release()
+		if !keep {
 			return
 		}
 	}
@@ -69,82 +66,49 @@ func (p *Peer) readLoop() {
 		l(p)
 	}
 	for p.Connected() {
-		// Any message, pongs included, keeps the connection alive.
-		p.conn.SetReadDeadline(time.Now().Add(p.cfg.IdleTimeout))
-		msg, ok := p.readMessage(false)
+		f, ok := p.readFrame()
 		if !ok {
 			return
 		}
-		if msg != nil {
-			p.dispatch(msg)
+		// Core runs a peer's send-side chores (ping, address sends)
+		// between the messages it processes; doing so here too means a
+		// clock jump takes effect before the next message is answered.
+		p.timers(clock.Now())
+		if p.Connected() {
+			p.dispatchFrame(&f)
 		}
+		f.release()
 	}
 }
 
-// readMessage reads one message. It returns (nil, true) for a message to
-// ignore and (nil, false) when the peer has been disconnected.
-func (p *Peer) readMessage(inHandshake bool) (wire.Message, bool) {
-	n, msg, err := wire.ReadMessage(p.conn, p.pver.Load(), p.cfg.Net, wire.WitnessEncoding)
-	var cmd string
-	var uc *wire.UnknownCommandError
-	switch {
-	case msg != nil:
-		cmd = msg.Command()
-	case errors.As(err, &uc):
-		cmd = uc.Command
-	}
-	if n > 0 {
-		p.countRecv(cmd, n)
-	}
-	if l := p.cfg.Listeners.OnRead; l != nil {
-		l(p, n, msg, err)
-	}
-	if err == nil {
-		return msg, true
-	}
-	if !p.Connected() {
-		return nil, false
-	}
-	var ne net.Error
-	switch {
-	case uc != nil:
-		// Core ignores unknown messages so new ones can be deployed.
-		p.cfg.Log.Debugf("Ignoring unknown command %q (%d bytes) from %v", uc.Command, uc.Length, p)
-		return nil, true
-	case errors.As(err, &ne) && ne.Timeout():
-		if inHandshake {
-			p.disconnectf(ErrHandshakeTimeout, "no handshake within %v", p.cfg.HandshakeTimeout)
-		} else {
-			p.disconnectf(ErrIdleTimeout, "nothing received for %v", p.cfg.IdleTimeout)
-		}
-	case errors.Is(err, wire.ErrBadChecksum):
-		p.misbehaveAndDisconnect(PenaltyBadChecksum, ErrBadMessage, err.Error())
-	case errors.Is(err, wire.ErrWrongNetwork):
-		p.misbehaveAndDisconnect(PenaltyWrongNetwork, ErrBadMessage, err.Error())
-	case errors.Is(err, wire.ErrLimitExceeded):
-		p.misbehaveAndDisconnect(PenaltyOversized, ErrBadMessage, err.Error())
-	case errors.Is(err, wire.ErrMalformed), errors.Is(err, wire.ErrTruncated),
-		errors.Is(err, wire.ErrNonCanonical), errors.Is(err, wire.ErrTrailingData):
-		p.misbehaveAndDisconnect(PenaltyMalformed, ErrBadMessage, err.Error())
-	default:
-		p.disconnect(fmt.Errorf("%w: %v", ErrConnection, err))
-	}
-	return nil, false
-}
-
-// handleHandshakeMessage processes a message before the handshake is
-// complete and reports whether to keep reading.
-func (p *Peer) handleHandshakeMessage(msg wire.Message) bool {
-	switch m := msg.(type) {
-	case *wire.MsgVersion:
+// handshakeFrame handles a message before the handshake is complete, as
+// Core does: anything before version is ignored, and between version and
+// verack only verack and the feature negotiation messages count. It
+// reports whether to keep reading.
+func (p *Peer) handshakeFrame(f *frame) bool {
+	if f.cmd == wire.CmdVersion {
 		if p.gotVersion {
-			p.Misbehaving(PenaltyDuplicateVer, "duplicate version message")
-			return p.Connected()
+			p.cfg.Log.Debugf("redundant version message from peer=%d", p.id)
+			return true
 		}
-		return p.handleVersion(m)
+		msg, ok := p.decode(f)
+		if !ok {
+			return false
+		}
+		return p.handleVersion(msg.(*wire.MsgVersion))
 	}
 	if !p.gotVersion {
-		p.misbehaveAndDisconnect(PenaltyBeforeVersion, ErrProtocolViolation, msg.Command()+" message before version")
+		p.cfg.Log.Debugf("non-version message before version handshake. Message \"%s\" from peer=%d", f.cmd, p.id)
+		return true
+	}
+	switch f.cmd {
+	case wire.CmdVerAck, wire.CmdWtxidRelay, wire.CmdSendAddrV2:
+	default:
+		p.cfg.Log.Debugf("Unsupported message \"%s\" prior to verack from peer=%d", f.cmd, p.id)
+		return true
+	}
+	msg, ok := p.decode(f)
+	if !ok {
 		return false
 	}
 	switch msg.(type) {
@@ -155,36 +119,40 @@ func (p *Peer) handleHandshakeMessage(msg wire.Message) bool {
 			p.mu.Lock()
 			p.wtxidRelay = true
 			p.mu.Unlock()
+		} else {
+			p.cfg.Log.Debugf("ignoring wtxidrelay due to old common version=%d from peer=%d", p.pver.Load(), p.id)
 		}
 	case *wire.MsgSendAddrV2:
 		p.mu.Lock()
 		p.addrV2 = true
 		p.mu.Unlock()
-	default:
-		// Core ignores anything else between version and verack.
-		p.cfg.Log.Debugf("Ignoring %s before verack from %v", msg.Command(), p)
 	}
 	return true
 }
 
 // handleVersion checks the remote's version, records what it announced,
 // and answers with our version (inbound), the pre-verack negotiation
-// messages and verack.
+// messages and verack, and, to an outbound peer that takes part in
+// address relay, getaddr.
 func (p *Peer) handleVersion(m *wire.MsgVersion) bool {
 	p.gotVersion = true
+	// Core expects services only of automatic outbound connections that
+	// will serve us: not of inbound, manual or feeler ones.
+	expectServices := !p.inbound && p.connType != ConnManual && p.connType != ConnFeeler
+	if want := p.requiredServices(m.Services); expectServices && m.Services&want != want {
+		p.cfg.Log.Debugf("peer=%d does not offer the expected services (%08x offered, %08x expected); disconnecting",
+			p.id, uint64(m.Services), uint64(want))
+		p.disconnectf(ErrMissingServices, "offers %v, need %v", m.Services, want)
+		return false
+	}
 	if m.ProtocolVersion < 0 || uint32(m.ProtocolVersion) < p.cfg.MinProtocolVersion {
+		p.cfg.Log.Debugf("using obsolete version %d, disconnecting peer=%d", m.ProtocolVersion, p.id)
 		p.disconnectf(ErrOldVersion, "version %d is below %d", m.ProtocolVersion, p.cfg.MinProtocolVersion)
 		return false
 	}
 	if p.inbound && p.cfg.Nonces.Contains(m.Nonce) {
 		p.cfg.Log.Infof("connected to self at %s, disconnecting", p.addr)
 		p.disconnectf(ErrSelfConnection, "version nonce %#x is ours", m.Nonce)
-		return false
-	}
-	if want := p.requiredServices(m.Services); !p.inbound && p.connType != ConnManual && m.Services&want != want {
-		p.cfg.Log.Debugf("peer=%d does not offer the expected services (%08x offered, %08x expected); disconnecting",
-			p.id, uint64(m.Services), uint64(want))
-		p.disconnectf(ErrMissingServices, "offers %v, need %v", m.Services, want)
 		return false
 	}
 	pver := min(uint32(m.ProtocolVersion), p.cfg.ProtocolVersion)
@@ -222,6 +190,12 @@ func (p *Peer) handleVersion(m *wire.MsgVersion) bool {
 		p.QueueMessage(&wire.MsgSendAddrV2{}, nil)
 	}
 	p.QueueMessage(&wire.MsgVerAck{}, nil)
+	if !p.inbound && p.enableAddrRelay() {
+		// Core asks each outbound peer for addresses once, to fill the
+		// address manager, but not block-relay-only peers, which must
+		// not learn that we gossip addresses.
+		p.PushGetAddr()
+	}
 	return p.Connected()
 }
 
@@ -235,56 +209,49 @@ func (p *Peer) afterVerAck() {
 		sc := *p.cfg.SendCmpct
 		p.QueueMessage(&sc, nil)
 	}
-	if p.cfg.FeeFilter != nil && !p.noTxRelay() && pver >= wire.FeeFilterVersion {
+	// As Core: no feefilter under --blocksonly, to a forcerelay peer
+	// (we take its transactions whatever their fee) or on a
+	// block-relay-only connection.
+	sendFeeFilter := !p.cfg.DisableRelayTx && !p.perms.Has(PermForceRelay) && p.connType != ConnBlockRelay
+	if p.cfg.FeeFilter != nil && sendFeeFilter && pver >= wire.FeeFilterVersion {
 		p.QueueMessage(&wire.MsgFeeFilter{MinFee: p.cfg.FeeFilter()}, nil)
 	}
 }
 
-// PushGetAddr asks the peer for addresses and, as Core does, allows that
-// many more addresses through its rate limit.
-func (p *Peer) PushGetAddr() {
-	if p.QueueMessage(&wire.MsgGetAddr{}, nil) == nil {
-		p.mu.Lock()
-		p.addrTokens += wire.MaxAddrPerMsg
-		p.mu.Unlock()
+// dispatchFrame handles a message after the handshake. A pong and an
+// oversized addr or addrv2 are read from the payload directly, since Core
+// accepts a pong of any length and reports an addr's entry count.
+func (p *Peer) dispatchFrame(f *frame) {
+	switch f.cmd {
+	case wire.CmdPong:
+		p.handlePong(f.payload(), f.n)
+		return
+	case wire.CmdAddr, wire.CmdAddrV2:
+		if n, ok := addrCount(f.payload()); ok && n > wire.MaxAddrPerMsg {
+			p.oversizedAddr(f.cmd, n)
+			return
+		}
+	}
+	msg, ok := p.decode(f)
+	if ok && msg != nil {
+		p.dispatch(msg)
 	}
 }
 
-// addrAllowance refills the peer's address token bucket and takes up to n
-// tokens, returning how many addresses may be processed.
-func (p *Peer) addrAllowance(n int) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := clock.Now()
-	if p.addrTokens < addrTokenBucketMax {
-		elapsed := now.Sub(p.addrTokensTime).Seconds()
-		p.addrTokens = min(p.addrTokens+elapsed*addrRatePerSecond, addrTokenBucketMax)
-	}
-	p.addrTokensTime = now
-	k := n
-	if !p.perms.Has(PermAddr) {
-		k = min(n, int(p.addrTokens))
-		p.addrTokens -= float64(k)
-	}
-	p.addrProcessed += uint64(k)
-	p.addrRateLimited += uint64(n - k)
-	return k
-}
-
-// dispatch handles a message after the handshake.
+// dispatch handles a decoded message after the handshake.
 func (p *Peer) dispatch(msg wire.Message) {
 	l := &p.cfg.Listeners
 	switch m := msg.(type) {
 	case *wire.MsgVersion:
-		p.Misbehaving(PenaltyDuplicateVer, "duplicate version message")
+		p.cfg.Log.Debugf("redundant version message from peer=%d", p.id)
 	case *wire.MsgVerAck:
-		// Redundant; Core ignores it.
+		p.cfg.Log.Debugf("ignoring redundant verack message from peer=%d", p.id)
 	case *wire.MsgWtxidRelay, *wire.MsgSendAddrV2:
-		p.misbehaveAndDisconnect(PenaltyLateNegotiation, ErrProtocolViolation, msg.Command()+" after verack")
+		// Core only disconnects: the peer broke the negotiation order.
+		p.cfg.Log.Debugf("%s received after verack, disconnecting peer=%d", msg.Command(), p.id)
+		p.disconnectf(ErrProtocolViolation, "%s after verack", msg.Command())
 	case *wire.MsgPing:
 		p.QueueMessage(&wire.MsgPong{Nonce: m.Nonce}, nil)
-	case *wire.MsgPong:
-		p.handlePong(m)
 	case *wire.MsgSendHeaders:
 		p.sendHeaders.Store(true)
 		if l.OnSendHeaders != nil {
@@ -305,36 +272,19 @@ func (p *Peer) dispatch(msg wire.Message) {
 			l.OnSendCmpct(p, m)
 		}
 	case *wire.MsgAddr:
-		if p.connType == ConnBlockRelay {
-			return // no address relay on block-relay-only connections
+		v2 := make([]wire.NetAddressV2, len(m.AddrList))
+		for i := range m.AddrList {
+			v2[i] = wire.NetAddressV2FromNetAddress(m.AddrList[i])
 		}
-		k := p.addrAllowance(len(m.AddrList))
-		if k < len(m.AddrList) {
-			rand.Shuffle(len(m.AddrList), func(i, j int) { m.AddrList[i], m.AddrList[j] = m.AddrList[j], m.AddrList[i] })
-			m.AddrList = m.AddrList[:k]
-		}
-		if k > 0 && l.OnAddr != nil {
-			l.OnAddr(p, m)
-		}
-		p.addrFetchDone(len(m.AddrList))
+		p.handleAddrs(wire.CmdAddr, v2)
 	case *wire.MsgAddrV2:
-		if p.connType == ConnBlockRelay {
-			return
-		}
-		k := p.addrAllowance(len(m.AddrList))
-		if k < len(m.AddrList) {
-			rand.Shuffle(len(m.AddrList), func(i, j int) { m.AddrList[i], m.AddrList[j] = m.AddrList[j], m.AddrList[i] })
-			m.AddrList = m.AddrList[:k]
-		}
-		if k > 0 && l.OnAddrV2 != nil {
-			l.OnAddrV2(p, m)
-		}
-		p.addrFetchDone(len(m.AddrList))
+		p.handleAddrs(wire.CmdAddrV2, m.AddrList)
 	case *wire.MsgInv:
 		p.handleInv(m)
 	case *wire.MsgTx:
-		if p.noTxRelay() && !p.perms.Has(PermRelay) {
-			p.disconnectf(ErrProtocolViolation, "transaction sent in blocks-only mode")
+		if p.rejectsTxs() {
+			p.cfg.Log.Debugf("transaction sent in violation of protocol, disconnecting peer=%d", p.id)
+			p.disconnectf(ErrProtocolViolation, "transaction when we asked for none")
 			return
 		}
 		if l.OnTx != nil {
@@ -349,6 +299,10 @@ func (p *Peer) dispatch(msg wire.Message) {
 			l.OnHeaders(p, m)
 		}
 	case *wire.MsgGetData:
+		p.cfg.Log.Debugf("received getdata (%d invsz) peer=%d", len(m.InvList), p.id)
+		if len(m.InvList) > 0 && p.debug() {
+			p.cfg.Log.Debugf("received getdata for: %s peer=%d", invString(&m.InvList[0]), p.id)
+		}
 		if l.OnGetData != nil {
 			l.OnGetData(p, m)
 		}
@@ -420,42 +374,23 @@ func (p *Peer) dispatch(msg wire.Message) {
 	}
 }
 
-// addrFetchDone ends an addr-fetch connection once the peer has sent
-// addresses, as Core does.
-func (p *Peer) addrFetchDone(n int) {
-	if p.connType == ConnAddrFetch && n > 1 {
-		p.cfg.Log.Debugf("addrfetch connection completed peer=%d; disconnecting", p.id)
-		p.disconnectf(ErrFeelerDone, "addrfetch connection completed")
-	}
-}
-
-func (p *Peer) handleGetAddr() {
-	if !p.inbound {
-		p.cfg.Log.Debugf("Ignoring getaddr from outbound %v", p)
-		return
-	}
-	if p.gotGetAddr {
-		p.cfg.Log.Debugf("Ignoring repeated getaddr from %v", p)
-		return
-	}
-	p.gotGetAddr = true
-	if l := p.cfg.Listeners.OnGetAddr; l != nil {
-		l(p)
-	}
-}
-
 func (p *Peer) handleInv(m *wire.MsgInv) {
-	rejectTx := p.noTxRelay() && !p.perms.Has(PermRelay)
+	rejectTx := p.rejectsTxs()
+	// Announcements by the id the peer did not negotiate (txid after
+	// wtxidrelay, wtxid without it) are ignored by Core, so only the
+	// negotiated kind breaks a no-transactions agreement.
+	txKind := wire.InvTypeTx
+	if p.WantsWtxid() {
+		txKind = wire.InvTypeWTx
+	}
 	p.invMu.Lock()
 	for i := range m.InvList {
 		iv := &m.InvList[i]
-		switch iv.Type &^ wire.InvWitnessFlag {
-		case wire.InvTypeTx, wire.InvTypeWTx:
-			if rejectTx {
-				p.invMu.Unlock()
-				p.disconnectf(ErrProtocolViolation, "transaction inv in blocks-only mode")
-				return
-			}
+		if rejectTx && iv.Type&^wire.InvWitnessFlag == txKind {
+			p.invMu.Unlock()
+			p.cfg.Log.Debugf("transaction (%v) inv sent in violation of protocol, disconnecting peer=%d", iv.Hash, p.id)
+			p.disconnectf(ErrProtocolViolation, "transaction inv when we asked for none")
+			return
 		}
 		p.knownInv.add(&iv.Hash)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // frame builds a raw message; a nil sum means the correct checksum.
-func frame(net wire.BitcoinNet, cmd string, payload []byte, length uint32, sum []byte) []byte {
+func rawFrame(net wire.BitcoinNet, cmd string, payload []byte, length uint32, sum []byte) []byte {
 	h := wire.MessageHeader{Net: net, Command: cmd, Length: length}
 	if sum == nil {
 		d := wire.DoubleHashH(payload)
@@ -24,7 +24,7 @@ func frame(net wire.BitcoinNet, cmd string, payload []byte, length uint32, sum [
 }
 
 func okFrame(cmd string, payload []byte) []byte {
-	return frame(testNet, cmd, payload, uint32(len(payload)), nil)
+	return rawFrame(testNet, cmd, payload, uint32(len(payload)), nil)
 }
 
 func TestRobustness(t *testing.T) {
@@ -37,31 +37,38 @@ func TestRobustness(t *testing.T) {
 		wantErr   error // nil: stays connected
 		wantScore uint32
 		anyScore  bool // some penalty below the threshold; which depends on wire's check order
+		// beforeVersion: the remote does the handshake after sending.
+		beforeVersion bool
 	}{
 		{name: "bad checksum", handshake: true,
-			send: frame(testNet, wire.CmdPing, pingPayload, 8, []byte{1, 2, 3, 4}), wantErr: ErrBadMessage, wantScore: PenaltyBadChecksum},
+			send: rawFrame(testNet, wire.CmdPing, pingPayload, 8, []byte{1, 2, 3, 4}), wantErr: ErrBadMessage, wantScore: PenaltyBadChecksum},
 		{name: "oversized length", handshake: true,
-			send: frame(testNet, wire.CmdTx, nil, wire.MaxProtocolMessageLength+1, []byte{0, 0, 0, 0}), wantErr: ErrBadMessage, wantScore: PenaltyOversized},
+			send: rawFrame(testNet, wire.CmdTx, nil, wire.MaxProtocolMessageLength+1, []byte{0, 0, 0, 0}), wantErr: ErrBadMessage, wantScore: PenaltyOversized},
 		{name: "over command limit", handshake: true,
-			send: frame(testNet, wire.CmdPing, nil, 1000, []byte{0, 0, 0, 0}), wantErr: ErrBadMessage, wantScore: PenaltyOversized},
+			send: rawFrame(testNet, wire.CmdPing, nil, 1000, []byte{0, 0, 0, 0}), wantErr: ErrBadMessage, wantScore: PenaltyOversized},
 		{name: "truncated payload", handshake: true,
 			send: okFrame(wire.CmdPing, pingPayload[:4]), wantErr: ErrBadMessage, wantScore: PenaltyMalformed},
 		{name: "trailing data", handshake: true,
 			send: okFrame(wire.CmdInv, []byte{0, 0}), wantErr: ErrBadMessage, wantScore: PenaltyMalformed},
 		{name: "wrong network", handshake: true,
-			send: frame(wire.MainNet, wire.CmdPing, pingPayload, 8, nil), wantErr: ErrBadMessage, anyScore: true},
+			send: rawFrame(wire.MainNet, wire.CmdPing, pingPayload, 8, nil), wantErr: ErrBadMessage, anyScore: true},
 		{name: "unknown command ignored", handshake: true,
 			send: okFrame("madeup", []byte("0123456789"))},
 		{name: "garbage before handshake",
 			send: []byte("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"), wantErr: ErrBadMessage, anyScore: true},
-		{name: "message before version",
-			send: okFrame(wire.CmdPing, pingPayload), wantErr: ErrProtocolViolation, wantScore: PenaltyBeforeVersion},
+		// Core ignores messages before version without a score (the
+		// peer then has until the handshake timeout).
+		{name: "message before version", beforeVersion: true,
+			send: okFrame(wire.CmdPing, pingPayload)},
+		// Late feature negotiation disconnects, unscored, as in Core.
 		{name: "wtxidrelay after verack", handshake: true,
-			sendMsg: &wire.MsgWtxidRelay{}, wantErr: ErrProtocolViolation, wantScore: PenaltyLateNegotiation},
+			sendMsg: &wire.MsgWtxidRelay{}, wantErr: ErrProtocolViolation},
 		{name: "sendaddrv2 after verack", handshake: true,
-			sendMsg: &wire.MsgSendAddrV2{}, wantErr: ErrProtocolViolation, wantScore: PenaltyLateNegotiation},
+			sendMsg: &wire.MsgSendAddrV2{}, wantErr: ErrProtocolViolation},
 		{name: "duplicate version", handshake: true,
-			sendMsg: (&remote{}).version(9), wantScore: PenaltyDuplicateVer},
+			sendMsg: (&remote{}).version(9)},
+		{name: "oversized addr", handshake: true,
+			send: okFrame(wire.CmdAddr, addrPayload(1001)), wantErr: ErrProtocolViolation, wantScore: PenaltyOversized},
 		{name: "filterload without bloom", handshake: true,
 			sendMsg: &wire.MsgFilterLoad{Filter: []byte{0}, HashFuncs: 1}, wantErr: ErrProtocolViolation},
 	}
@@ -83,6 +90,9 @@ func TestRobustness(t *testing.T) {
 			}
 			if tc.sendMsg != nil {
 				r.send(tc.sendMsg)
+			}
+			if tc.beforeVersion {
+				r.handshake()
 			}
 			if tc.wantErr != nil {
 				waitDone(t, p, 5*time.Second)
@@ -173,19 +183,16 @@ func TestMisbehavingBans(t *testing.T) {
 	}
 }
 
-// Repeated protocol errors over one connection add up to a ban.
-func TestRepeatedDuplicateVersionAccumulates(t *testing.T) {
+// A protocol penalty that reaches the threshold bans.
+func TestProtocolPenaltyBansAtThreshold(t *testing.T) {
 	bans, _ := banmgr.New(banmgr.Config{})
 	cfg := baseConfig()
 	cfg.Bans = bans
-	cfg.BanThreshold = 5
+	cfg.BanThreshold = PenaltyOversized
 	p, r := newInboundWithRemote(t, cfg, "203.0.113.77:1")
 	r.handshake()
 	r.drain()
-	for i := 0; i < 5 && p.Connected(); i++ {
-		r.conn.SetWriteDeadline(time.Now().Add(time.Second))
-		wire.WriteMessage(r.conn, r.version(uint64(i+100)), r.pver, testNet, wire.WitnessEncoding)
-	}
+	r.sendRaw(okFrame(wire.CmdAddr, addrPayload(1001)))
 	waitDone(t, p, 5*time.Second)
 	if !errors.Is(p.Err(), ErrBanned) || !bans.IsBanned(netip.MustParseAddr("203.0.113.77")) {
 		t.Fatalf("err %v", p.Err())

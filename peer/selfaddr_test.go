@@ -59,7 +59,8 @@ func outboundWithRemote(t *testing.T, cfg *Config, addrV2 bool) (*Peer, *remote)
 
 // TestAnnounceSelf: an outbound peer announces our address right after
 // the handshake, in addr or addrv2 as negotiated, and records the address
-// the remote saw us at; an inbound peer only on the periodic schedule.
+// the remote saw us at; an inbound peer once it takes part in address
+// relay (here by asking with getaddr), then on the periodic schedule.
 func TestAnnounceSelf(t *testing.T) {
 	us := wire.NetAddressV2FromNetAddress(wire.NewNetAddress(netip.MustParseAddrPort("1.2.3.4:8333"), wire.SFNodeNetwork, 0))
 	cfg := baseConfig()
@@ -84,10 +85,14 @@ func TestAnnounceSelf(t *testing.T) {
 	in := baseConfig()
 	in.LocalAddress = cfg.LocalAddress
 	in.LocalAddrInterval = 50 * time.Millisecond
+	in.AddrInterval = 20 * time.Millisecond
 	_, r := newInboundWithRemote(t, in, "198.51.100.8:1")
 	r.handshake()
-	m := r.recvUntil(wire.CmdAddrV2).(*wire.MsgAddrV2)
-	if m.AddrList[0].String() != "1.2.3.4:8333" {
-		t.Fatalf("periodic announcement %v", m.AddrList[0])
+	r.sendRaw(okFrame(wire.CmdGetAddr, nil))
+	for range 2 {
+		m := r.recvUntil(wire.CmdAddrV2).(*wire.MsgAddrV2)
+		if m.AddrList[0].String() != "1.2.3.4:8333" {
+			t.Fatalf("announcement %v", m.AddrList[0])
+		}
 	}
 }

@@ -3,6 +3,7 @@ package peer
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"fmt"
 	"sync"
 
 	"github.com/btcnode/btcd/wire"
@@ -85,37 +86,73 @@ func randUint64() uint64 {
 	}
 }
 
-// knownInv is a bounded set of inventory hashes. Hashes are keyed by their
-// first eight bytes, which are uniformly distributed for sha256d outputs;
-// a collision only suppresses one announcement.
-type knownInv struct {
+// keySet is a bounded set of 64-bit keys: once full, each new key
+// replaces the oldest, so a peer feeding us fresh keys cannot grow it.
+// Its storage is allocated on first use, which keeps idle peers small.
+type keySet struct {
 	set  map[uint64]struct{}
 	ring []uint64
 	next int
 }
 
-func invKey(h *wire.Hash) uint64 { return binary.LittleEndian.Uint64(h[:8]) }
-
-func (k *knownInv) has(h *wire.Hash) bool {
-	_, ok := k.set[invKey(h)]
+func (k *keySet) has(key uint64) bool {
+	_, ok := k.set[key]
 	return ok
 }
 
-func (k *knownInv) add(h *wire.Hash) {
+// add records key, forgetting the oldest key once max are held.
+func (k *keySet) add(key uint64, max int) {
 	if k.set == nil {
 		k.set = make(map[uint64]struct{}, 64)
 		k.ring = make([]uint64, 0, 64)
 	}
-	key := invKey(h)
 	if _, ok := k.set[key]; ok {
 		return
 	}
-	if len(k.ring) < maxKnownInv {
+	if len(k.ring) < max {
 		k.ring = append(k.ring, key)
 	} else {
 		delete(k.set, k.ring[k.next])
 		k.ring[k.next] = key
-		k.next = (k.next + 1) % maxKnownInv
+		k.next = (k.next + 1) % max
 	}
 	k.set[key] = struct{}{}
+}
+
+// reset forgets every key and releases the storage.
+func (k *keySet) reset() { *k = keySet{} }
+
+// knownInv is a bounded set of inventory hashes. Hashes are keyed by their
+// first eight bytes, which are uniformly distributed for sha256d outputs;
+// a collision only suppresses one announcement.
+type knownInv struct{ keys keySet }
+
+func invKey(h *wire.Hash) uint64 { return binary.LittleEndian.Uint64(h[:8]) }
+
+func (k *knownInv) has(h *wire.Hash) bool { return k.keys.has(invKey(h)) }
+
+func (k *knownInv) add(h *wire.Hash) { k.keys.add(invKey(h), maxKnownInv) }
+
+// invString formats an inventory entry as Core logs it ("wtx <hash>",
+// "witness-block <hash>"), so log lines Core's tests look for match.
+func invString(iv *wire.InvVect) string {
+	var name string
+	switch iv.Type &^ wire.InvWitnessFlag {
+	case wire.InvTypeTx:
+		name = "tx"
+	case wire.InvTypeBlock:
+		name = "block"
+	case wire.InvTypeFilteredBlock:
+		name = "merkleblock"
+	case wire.InvTypeCmpctBlock:
+		name = "cmpctblock"
+	case wire.InvTypeWTx:
+		name = "wtx"
+	default:
+		return fmt.Sprintf("0x%08x %v", uint32(iv.Type), iv.Hash)
+	}
+	if iv.Type&wire.InvWitnessFlag != 0 {
+		name = "witness-" + name
+	}
+	return name + " " + iv.Hash.String()
 }

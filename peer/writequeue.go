@@ -303,22 +303,16 @@ func poissonDelay(mean time.Duration) time.Duration {
 	return min(d, 10*mean)
 }
 
-// writeLoop writes queued messages and drives pings and trickling.
+// writeLoop writes queued messages, trickles transaction announcements
+// and runs the peer's timers (timers.go) on a short tick and whenever the
+// node's mock time changes.
 func (p *Peer) writeLoop() {
 	defer p.wg.Done()
 	defer p.disconnect(ErrConnection)
-	ping := time.NewTicker(p.cfg.PingInterval)
-	defer ping.Stop()
+	tick := time.NewTicker(tickInterval)
+	defer tick.Stop()
 	trickle := time.NewTimer(p.trickleDelay())
 	defer trickle.Stop()
-	// Self-announcement; a nil channel when there is nothing to announce.
-	var selfAnnounce <-chan time.Time
-	var selfTimer *time.Timer
-	if p.cfg.LocalAddress != nil {
-		selfTimer = time.NewTimer(poissonDelay(p.cfg.LocalAddrInterval))
-		defer selfTimer.Stop()
-		selfAnnounce = selfTimer.C
-	}
 	handshake := p.handshakeDone
 	for {
 		if m, ok := p.wq.pop(); ok {
@@ -332,18 +326,12 @@ func (p *Peer) writeLoop() {
 			return
 		case <-p.wq.signal:
 		case <-handshake:
-			// Core pings as soon as a peer is connected, which gives
-			// getpeerinfo a latency early.
 			handshake = nil
-			p.maybePing()
-			if !p.inbound {
-				p.announceSelf()
-			}
-		case <-selfAnnounce:
-			p.announceSelf()
-			selfTimer.Reset(poissonDelay(p.cfg.LocalAddrInterval))
-		case <-ping.C:
-			p.maybePing()
+			p.timers(clock.Now())
+		case <-tick.C:
+			p.timers(clock.Now())
+		case <-clock.Changed():
+			p.timers(clock.Now())
 		case <-trickle.C:
 			p.flushInventory()
 			trickle.Reset(p.trickleDelay())
@@ -353,6 +341,9 @@ func (p *Peer) writeLoop() {
 
 func (p *Peer) write(m outMsg) bool {
 	buf := *m.buf
+	if p.debug() {
+		p.cfg.Log.Debugf("sending %s (%d bytes) peer=%d", m.cmd, len(buf)-wire.MessageHeaderSize, p.id)
+	}
 	p.conn.SetWriteDeadline(time.Now().Add(p.cfg.WriteTimeout))
 	n, err := p.conn.Write(buf)
 	if n > 0 {
@@ -377,82 +368,6 @@ func (p *Peer) write(m outMsg) bool {
 		return false
 	}
 	return true
-}
-
-// maybePing sends a ping unless one is outstanding, and disconnects a peer
-// that left one unanswered past the ping timeout.
-func (p *Peer) maybePing() {
-	if !p.handshakeComplete() {
-		return
-	}
-	p.mu.Lock()
-	if p.pingNonce != 0 {
-		late := clock.Since(p.pingStart) > p.cfg.PingTimeout
-		p.mu.Unlock()
-		if late {
-			p.disconnectf(ErrPingTimeout, "no pong for %v", p.cfg.PingTimeout)
-		}
-		return
-	}
-	nonce := randUint64()
-	p.pingNonce, p.pingStart = nonce, clock.Now()
-	p.mu.Unlock()
-	p.QueueMessage(&wire.MsgPing{Nonce: nonce}, nil)
-}
-
-// announceSelf sends our own address, if the server has one for this
-// peer, so the network learns where to reach us.
-func (p *Peer) announceSelf() {
-	if p.cfg.LocalAddress == nil || !p.handshakeComplete() {
-		return
-	}
-	na, ok := p.cfg.LocalAddress(p)
-	if !ok {
-		return
-	}
-	na.Timestamp = uint32(clock.Unix())
-	if p.WantsAddrV2() {
-		p.QueueMessage(&wire.MsgAddrV2{AddrList: []wire.NetAddressV2{na}}, nil)
-		return
-	}
-	if v1, ok := na.ToNetAddress(); ok {
-		p.QueueMessage(&wire.MsgAddr{AddrList: []wire.NetAddress{v1}}, nil)
-	}
-}
-
-// PingNow sends a ping with a fresh nonce at once (the ping RPC), as
-// Core's queued ping does: it replaces any outstanding ping, so the pong
-// that answers it sets the ping time and the wait restarts from now. It
-// does nothing before the handshake completes, which pings anyway.
-func (p *Peer) PingNow() {
-	if !p.handshakeComplete() || !p.Connected() {
-		return
-	}
-	nonce := randUint64()
-	p.mu.Lock()
-	p.pingNonce, p.pingStart = nonce, clock.Now()
-	p.mu.Unlock()
-	p.QueueMessage(&wire.MsgPing{Nonce: nonce}, nil)
-}
-
-func (p *Peer) handlePong(m *wire.MsgPong) {
-	now := clock.Now()
-	p.mu.Lock()
-	if p.pingNonce == 0 || m.Nonce != p.pingNonce {
-		// Core ignores unsolicited or mismatched pongs.
-		p.mu.Unlock()
-		return
-	}
-	rtt := now.Sub(p.pingStart)
-	p.pingNonce = 0
-	p.lastPingRTT = rtt
-	if p.minPingRTT == 0 || rtt < p.minPingRTT {
-		p.minPingRTT = rtt
-	}
-	p.mu.Unlock()
-	if l := p.cfg.Listeners.OnPong; l != nil {
-		l(p, rtt)
-	}
 }
 
 // QueueTxInventory schedules a transaction announcement for the next

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -90,6 +91,11 @@ type Config struct {
 	// empty Pass the server writes a cookie file instead (user
 	// "__cookie__", 32 random bytes in hex) and removes it at Stop.
 	User, Pass string
+	// RestrictClients serves only loopback clients and those in AllowIPs
+	// (bitcoind's -rpcallowip); others get 403 Forbidden. Without it
+	// every client that authenticates is served (btcd's behaviour).
+	RestrictClients bool
+	AllowIPs        []netip.Prefix
 	// AuthEntries are bitcoind rpcauth entries "user:salt$hmac", where
 	// hmac is hex HMAC-SHA256 keyed by salt over the password.
 	AuthEntries []string
@@ -230,7 +236,10 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.auth = append(s.auth, a)
 	}
-	authed := cfg.Pass != "" || len(s.auth) > 0
+	// A non-loopback listener needs a password or rpcauth entry, or an
+	// explicit allow list of client subnets (then the cookie may serve
+	// those clients, as bitcoind's -rpcallowip).
+	authed := cfg.Pass != "" || len(s.auth) > 0 || (cfg.RestrictClients && len(cfg.AllowIPs) > 0)
 	for _, l := range cfg.Listeners {
 		host, _, _ := net.SplitHostPort(l)
 		if !authed && !isLoopbackHost(host) {
@@ -242,6 +251,29 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.registerAll()
 	return s, nil
+}
+
+// clientAllowed reports whether a request from remote (host:port) may be
+// served: with RestrictClients, loopback clients and those an AllowIPs
+// subnet holds (bitcoind's -rpcallowip).
+func (s *Server) clientAllowed(remote string) bool {
+	if !s.cfg.RestrictClients {
+		return true
+	}
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		return false
+	}
+	ip := ap.Addr().Unmap()
+	if ip.IsLoopback() {
+		return true
+	}
+	for _, p := range s.cfg.AllowIPs {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // isLoopbackHost reports a literal loopback IP or "localhost". An empty
@@ -395,8 +427,19 @@ func (s *Server) Stop() error {
 // batch. Paths under /rest/ go to the unauthenticated REST interface
 // (rest.go) instead.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.clientAllowed(r.RemoteAddr) {
+		log.Warnf("Received a request from %s, which is not allowed (-rpcallowip)", r.RemoteAddr)
+		w.WriteHeader(http.StatusForbidden)
+		return
+	}
 	if isRESTPath(r) {
 		s.serveREST(w, r)
+		return
+	}
+	// As bitcoind, JSON-RPC is served at "/" and under "/wallet/"; any
+	// other path is not found.
+	if r.URL.Path != "/" && !strings.HasPrefix(r.URL.Path, "/wallet/") {
+		w.WriteHeader(http.StatusNotFound)
 		return
 	}
 	if r.Method != http.MethodPost {

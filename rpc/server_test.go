@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -363,4 +364,32 @@ func hmacHex(salt, pass string) string {
 	m := hmac.New(sha256.New, []byte(salt))
 	m.Write([]byte(pass))
 	return hex.EncodeToString(m.Sum(nil))
+}
+
+// TestPathsAndClientFilter: JSON-RPC lives at "/" and "/wallet/...",
+// other paths are 404 as in bitcoind; with RestrictClients a client
+// outside loopback and AllowIPs gets 403.
+func TestPathsAndClientFilter(t *testing.T) {
+	s, url := startServer(t, nil)
+	if st, _ := post(t, url+"test2", testUser, testPass, `{"method":"uptime","id":1}`); st != 404 {
+		t.Errorf("POST /test2: %d, want 404", st)
+	}
+	if st, _ := post(t, url+"wallet/w1", testUser, testPass, `{"method":"uptime","id":1}`); st != 200 {
+		t.Errorf("POST /wallet/w1: %d, want 200", st)
+	}
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if st, _, _ := doHTTP(t, req); st != 405 {
+		t.Errorf("GET /: %d, want 405", st)
+	}
+	s.cfg.RestrictClients = true
+	if !s.clientAllowed("127.0.0.1:5000") || !s.clientAllowed("[::1]:5000") {
+		t.Error("loopback refused")
+	}
+	if s.clientAllowed("192.0.2.7:5000") {
+		t.Error("outside client served without -rpcallowip")
+	}
+	s.cfg.AllowIPs = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	if !s.clientAllowed("192.0.2.7:5000") || s.clientAllowed("198.51.100.1:5000") {
+		t.Error("AllowIPs not applied")
+	}
 }

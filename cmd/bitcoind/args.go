@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -30,6 +31,19 @@ func (v value) str() string {
 		return "0"
 	}
 	return v.s
+}
+
+// json prints the value as bitcoind's settings do: a negation as false,
+// a double negative as true, a string quoted.
+func (v value) json() string {
+	switch {
+	case v.negated && v.boolean:
+		return "true"
+	case v.negated:
+		return "false"
+	}
+	q, _ := json.Marshal(v.s)
+	return string(q)
 }
 
 // interpretBool is bitcoind's InterpretBool: the empty string is true,
@@ -187,12 +201,12 @@ func (a *args) parseCommandLine(argv []string) error {
 		if o == nil {
 			return fmt.Errorf("Invalid parameter %s", arg)
 		}
-		if o.name == "includeconf" {
-			return fmt.Errorf("-includeconf cannot be used from commandline; -includeconf=%s", derefOr(val, ""))
-		}
 		v, err := a.interpretValue(k, val, o)
 		if err != nil {
 			return err
+		}
+		if o.name == "includeconf" {
+			return fmt.Errorf("-includeconf cannot be used from commandline; -includeconf=%s", v.json())
 		}
 		// Section prefixes on the command line are accepted but
 		// ignored, as bitcoind does.
@@ -204,12 +218,6 @@ func (a *args) parseCommandLine(argv []string) error {
 	return nil
 }
 
-func derefOr(p *string, def string) string {
-	if p == nil {
-		return def
-	}
-	return *p
-}
 
 // confLine is one key=value of a config file, with its section.
 type confLine struct {

@@ -51,7 +51,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"-dash_cli=1"}, "Invalid parameter -dash_cli=1"},
 		{[]string{"-nonexistentarg"}, "Invalid parameter -nonexistentarg"},
 		{[]string{"regtest"}, "Command line contains unexpected token 'regtest', see bitcoind -h for a list of options."},
-		{[]string{"-includeconf=x.conf"}, "-includeconf cannot be used from commandline; -includeconf=x.conf"},
+		{[]string{"-includeconf=x.conf"}, `-includeconf cannot be used from commandline; -includeconf="x.conf"`},
+		{[]string{"-noincludeconf=0"}, "-includeconf cannot be used from commandline; -includeconf=true"},
 		{[]string{"-nodatadir"}, "Negating of -datadir is meaningless and therefore forbidden"},
 		{[]string{"-proxy"}, "Can not set -proxy with no value. Please specify value with -proxy=value."},
 	} {

@@ -17,6 +17,9 @@ import (
 // keyed by bitcoind's chain name; mainnet uses the data directory itself.
 var chainDir = map[string]string{"main": "", "test": "testnet3", "testnet4": "testnet4", "signet": "signet", "regtest": "regtest"}
 
+// defaultRPCPort is each network's RPC port.
+var defaultRPCPort = map[string]string{"main": "8332", "test": "18332", "testnet4": "48332", "signet": "38332", "regtest": "18443"}
+
 // defaultDataDir is bitcoind's: ~/.bitcoin on Unix.
 func defaultDataDir() string {
 	home, err := os.UserHomeDir()
@@ -420,7 +423,22 @@ func applyRPC(a *args, cfg *node.Config) error {
 		}
 		b.RPCPort = p
 	}
-	cfg.RPCListeners = a.getList("rpcbind")
+	// As bitcoind: -rpcbind applies only with -rpcallowip; -rpcallowip
+	// alone listens on every address.
+	cfg.RPCAllowIPs = a.getList("rpcallowip")
+	binds := a.getList("rpcbind")
+	switch {
+	case len(cfg.RPCAllowIPs) == 0 && len(binds) > 0:
+		b.StartupLog = append(b.StartupLog, "WARNING: option -rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect")
+	case len(cfg.RPCAllowIPs) > 0 && len(binds) > 0:
+		cfg.RPCListeners = binds
+	case len(cfg.RPCAllowIPs) > 0:
+		port := b.RPCPort
+		if port == "" {
+			port = defaultRPCPort[a.chain]
+		}
+		cfg.RPCListeners = []string{":" + port} // every IPv4 and IPv6 address
+	}
 	cfg.RPCUser = a.getString("rpcuser", "")
 	cfg.RPCPass = a.getString("rpcpassword", "")
 	cfg.RPCAuth = a.getList("rpcauth")

@@ -138,8 +138,8 @@ var options = []option{
 	{name: "networkactive", help: "Enable all P2P network activity (default: 1). Can be changed by the setnetworkactive RPC command", group: gConnection},
 	{name: "timeout", arg: "<n>", help: "Specify socket connection timeout in milliseconds (not supported)", group: gHidden, disp: unsupported},
 	{name: "peertimeout", arg: "<n>", help: "Specify a p2p connection timeout delay in seconds. After connecting to a peer, wait this amount of time before considering disconnection based on inactivity (minimum: 1, default: 60)", group: gDebug, flags: debugOnly},
-	{name: "torcontrol", arg: "<ip>:<port>", help: "Tor control host and port (not supported)", group: gHidden, disp: unsupported},
-	{name: "torpassword", arg: "<pass>", help: "Tor control port password (not supported)", group: gHidden, disp: unsupported},
+	{name: "torcontrol", arg: "<ip>:<port>", help: "Tor control host and port (accepted; the node creates no onion service, see -listenonion)", group: gHidden, disp: output},
+	{name: "torpassword", arg: "<pass>", help: "Tor control port password (accepted; the node creates no onion service, see -listenonion)", group: gHidden, disp: output},
 	{name: "upnp", help: "", group: gHidden, disp: unsupported, off: "0"},
 	{name: "natpmp", help: "Use PCP or NAT-PMP to map the listening port (only 0 is supported)", group: gHidden, disp: unsupported, off: "0"},
 	{name: "whitebind", arg: "<[permissions@]addr>", help: "Bind to the given address and add permission flags to the peers connecting to it. Use [host]:port notation for IPv6. Allowed permissions: bloomfilter, noban, forcerelay, relay, mempool, download, addr. Specify multiple permissions separated by commas (default: download,noban,mempool,relay). Can be specified multiple times.", group: gConnection},
@@ -261,9 +261,9 @@ var options = []option{
 
 	// RPC.
 	{name: "rest", help: "Accept public REST requests (default: 0)", group: gRPC},
-	{name: "rpcallowip", arg: "<ip>", help: "Allow JSON-RPC connections from specified source (not supported: the RPC server answers every address it listens on)", group: gHidden, disp: unsupported},
+	{name: "rpcallowip", arg: "<ip>", help: "Allow JSON-RPC connections from specified source. Valid values for <ip> are a single IP (e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0), a network/CIDR (e.g. 1.2.3.4/24), all ipv4 (0.0.0.0/0), or all ipv6 (::/0). This option can be specified multiple times", group: gRPC},
 	{name: "rpcauth", arg: "<userpw>", help: "Username and HMAC-SHA-256 hashed password for JSON-RPC connections. The field <userpw> comes in the format: <USERNAME>:<SALT>$<HASH>. This option can be specified multiple times", group: gRPC},
-	{name: "rpcbind", arg: "<addr>[:port]", help: "Bind to given address to listen for JSON-RPC connections. Port is optional and overrides -rpcport. Use [host]:port notation for IPv6. This option can be specified multiple times (default: 127.0.0.1 and ::1 i.e., localhost)", group: gRPC, flags: networkOnly},
+	{name: "rpcbind", arg: "<addr>[:port]", help: "Bind to given address to listen for JSON-RPC connections. Do not expose the RPC server to untrusted networks such as the public internet! This option is ignored unless -rpcallowip is also passed. Port is optional and overrides -rpcport. Use [host]:port notation for IPv6. This option can be specified multiple times (default: 127.0.0.1 and ::1 i.e., localhost)", group: gRPC, flags: networkOnly},
 	{name: "rpcdoccheck", help: "Throw a non-fatal error at runtime if the documentation for an RPC is incorrect (accepted; no effect)", group: gRPC, flags: debugOnly, disp: output},
 	{name: "rpccookiefile", arg: "<loc>", help: "Location of the auth cookie. Relative paths will be prefixed by a net-specific datadir location. (default: data dir)", group: gRPC},
 	{name: "rpccookieperms", arg: "<readable-by>", help: "Set permissions on the RPC auth cookie file (only owner is supported)", group: gHidden, disp: unsupported, off: "owner"},

@@ -239,16 +239,10 @@ func logArgs(a *args) []string {
 	// Values print as JSON, as bitcoind's (strings quoted, a negation
 	// false).
 	show := func(name string, v value) string {
-		switch {
-		case v.negated && !v.boolean:
-			return "false"
-		case v.negated:
-			return "true"
-		case secret[name]:
+		if secret[name] && !v.negated {
 			return "****"
 		}
-		q, _ := json.Marshal(v.s)
-		return string(q)
+		return v.json()
 	}
 	var out []string
 	for _, name := range sortedKeys(a.cmdline) {

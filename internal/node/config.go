@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -169,6 +170,7 @@ type RPCOptions struct {
 	RPCCookieFile string   `long:"rpccookiefile" description:"Where to write the RPC cookie (relative to the network's data directory; default .cookie)"`
 	RPCNoCookie   bool     `long:"norpccookie" description:"Do not write an RPC cookie (then --rpcuser/--rpcpass or --rpcauth is the only way in)"`
 	RPCMaxClients int      `long:"rpcmaxclients" description:"Max number of RPC requests served at once; more wait for HTTP 503"`
+	RPCAllowIPs   []string `long:"rpcallowip" description:"Serve RPC clients from this IP or network (1.2.3.4, 1.2.3.0/24, 1.2.3.0/255.255.255.0, 0.0.0.0/0, ::/0) besides loopback; once given, clients from elsewhere are refused (bitcoind's -rpcallowip); may be repeated"`
 }
 
 type ChainOptions struct {
@@ -249,15 +251,16 @@ type Config struct {
 	scriptThreads          int    // --par resolved against the CPU count
 	profileAddr            string // --profile normalized to host:port
 	debugLevels            debugLevels
-	metricsAddr            string   // --metrics normalized to host:port
-	logFile                string   // where log lines are written; "" for none
-	blockFilesDir          string   // --blocksdir resolved for the network; "" = DataDir/blocks
-	validated              bool     // validate succeeded; Run requires it
-	rpcPort                string   // RPC port for listen addresses without one
-	incrementalRelayFeeSat int64    // --incrementalrelayfee in sat/kvB
-	dustRelayFeeSat        int64    // --dustrelayfee in sat/kvB
-	maxUploadBytes         uint64   // --maxuploadtarget in bytes per 24 h; 0 = none
-	minChainWork           *big.Int // --minimumchainwork; nil = the network's
+	metricsAddr            string         // --metrics normalized to host:port
+	logFile                string         // where log lines are written; "" for none
+	blockFilesDir          string         // --blocksdir resolved for the network; "" = DataDir/blocks
+	validated              bool           // validate succeeded; Run requires it
+	rpcPort                string         // RPC port for listen addresses without one
+	incrementalRelayFeeSat int64          // --incrementalrelayfee in sat/kvB
+	dustRelayFeeSat        int64          // --dustrelayfee in sat/kvB
+	maxUploadBytes         uint64         // --maxuploadtarget in bytes per 24 h; 0 = none
+	minChainWork           *big.Int       // --minimumchainwork; nil = the network's
+	rpcAllowIPs            []netip.Prefix // --rpcallowip parsed
 }
 
 // BitcoindSettings are what only bitcoind's command line expresses: its

@@ -518,3 +518,23 @@ func TestNormalizeAddresses(t *testing.T) {
 		}
 	}
 }
+
+func TestParseAllowIP(t *testing.T) {
+	for in, want := range map[string]string{
+		"1.2.3.4": "1.2.3.4/32", "1.2.3.4/24": "1.2.3.0/24", "1.2.3.4/255.255.255.0": "1.2.3.0/24",
+		"0.0.0.0/0": "0.0.0.0/0", "::/0": "::/0", "::1": "::1/128",
+	} {
+		p, err := parseAllowIP(in)
+		if err != nil || p.String() != want {
+			t.Errorf("%s: %v %v, want %s", in, p, err, want)
+		}
+	}
+	for _, bad := range []string{"", "1.2.3", "1.2.3.4/33", "1.2.3.4/255.0.255.0", "1.2.3.4/ffff::", "host"} {
+		if _, err := parseAllowIP(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := loadConfig([]string{"--regtest", "--appdata=" + t.TempDir(), "--rpcallowip=10.0.0.0/8"}); err != nil {
+		t.Errorf("--rpcallowip: %v", err)
+	}
+}

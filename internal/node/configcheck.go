@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -110,6 +111,14 @@ func (cfg *Config) validateP2P() error {
 
 // validateRPC checks the RPC options and fills the default listener.
 func (cfg *Config) validateRPC() error {
+	cfg.rpcAllowIPs = nil
+	for _, a := range cfg.RPCAllowIPs {
+		p, err := parseAllowIP(a)
+		if err != nil {
+			return invalidf("--rpcallowip: Invalid -rpcallowip subnet specification: %s. Valid values are a single IP (e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0), a network/CIDR (e.g. 1.2.3.4/24), all ipv4 (0.0.0.0/0), or all ipv6 (::/0).", a)
+		}
+		cfg.rpcAllowIPs = append(cfg.rpcAllowIPs, p)
+	}
 	if cfg.RPCMaxClients < 0 {
 		return invalidf("--rpcmaxclients: must not be negative, got %d", cfg.RPCMaxClients)
 	}
@@ -499,4 +508,44 @@ func parseByteUnits(s string) (uint64, error) {
 		return 0, errors.New("size overflows")
 	}
 	return n * mult, nil
+}
+
+// parseAllowIP parses an --rpcallowip subnet: an IP, IP/prefix length or
+// IP/netmask.
+func parseAllowIP(s string) (netip.Prefix, error) {
+	addr, mask, hasMask := strings.Cut(s, "/")
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	ip = ip.Unmap()
+	if !hasMask {
+		return netip.PrefixFrom(ip, ip.BitLen()), nil
+	}
+	if bits, err := strconv.Atoi(mask); err == nil {
+		p, err := ip.Prefix(bits)
+		if err != nil {
+			return netip.Prefix{}, err
+		}
+		return p, nil
+	}
+	m, err := netip.ParseAddr(mask)
+	if err != nil || m.Unmap().BitLen() != ip.BitLen() {
+		return netip.Prefix{}, errors.New("bad netmask")
+	}
+	b := m.Unmap().AsSlice()
+	ones, zero := 0, false
+	for _, x := range b {
+		for i := 7; i >= 0; i-- {
+			if x&(1<<i) != 0 {
+				if zero {
+					return netip.Prefix{}, errors.New("netmask is not contiguous")
+				}
+				ones++
+			} else {
+				zero = true
+			}
+		}
+	}
+	return ip.Prefix(ones)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -66,10 +67,25 @@ func Run(cfg *Config) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("--datadir: %w", err)
 	}
+	program := appName
+	if cfg.Bitcoind.Layout {
+		program = "Bitcoin Core"
+	}
+	unlock, err := lockDataDir(cfg.DataDir, program)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	logToConsole.Store(!cfg.Bitcoind.NoConsole)
 	if cfg.logFile != "" {
+		if cfg.Bitcoind.Layout {
+			// bitcoind does not create the debug log file's directory.
+			if st, err := os.Stat(filepath.Dir(cfg.logFile)); err != nil || !st.IsDir() {
+				return fmt.Errorf("Could not open debug log file %s", cfg.logFile)
+			}
+		}
 		if err := initLogFile(cfg.logFile, !cfg.Bitcoind.Layout); err != nil {
-			return fmt.Errorf("Could not open debug log file %s: %w", cfg.logFile, err)
+			return fmt.Errorf("Could not open debug log file %s", cfg.logFile)
 		}
 		defer closeLogRotator()
 	}
@@ -139,6 +155,9 @@ func Run(cfg *Config) error {
 	srv, err := newServer(cfg)
 	if err != nil {
 		btcdLog.Errorf("Unable to start server: %v", err)
+		if errors.Is(err, errHTTPServer) && cfg.Bitcoind.Layout {
+			return errors.New("Unable to start HTTP server. See debug log for details.")
+		}
 		return err
 	}
 	srv.Start()

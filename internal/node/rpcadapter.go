@@ -14,6 +14,7 @@ import (
 	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcsuite/btclog"
@@ -59,12 +60,17 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		AuthEntries: cfg.RPCAuth,
 		CookieFile:  cfg.RPCCookieFile,
 		NoCookie:    cfg.RPCNoCookie,
-		MaxClients:  cfg.RPCMaxClients,
-		DataDir:     cfg.DataDir,
-		Net:         rpcNetParams(cfg.netName),
-		Backend:     backend,
-		Shutdown:    requestShutdown,
-		StopMessage: stopMessage(cfg),
+		// bitcoind serves only loopback clients unless -rpcallowip says
+		// otherwise; btcd serves every authenticated client unless
+		// --rpcallowip is given.
+		RestrictClients: cfg.Bitcoind.Layout || len(cfg.rpcAllowIPs) > 0,
+		AllowIPs:        cfg.rpcAllowIPs,
+		MaxClients:      cfg.RPCMaxClients,
+		DataDir:         cfg.DataDir,
+		Net:             rpcNetParams(cfg.netName),
+		Backend:         backend,
+		Shutdown:        requestShutdown,
+		StopMessage:     stopMessage(cfg),
 		Logging: &rpc.LoggingControl{
 			Levels: func() map[string]string {
 				out := make(map[string]string, len(subsystemLoggers))
@@ -284,6 +290,7 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 		DeploymentInfo:   s.deploymentInfo,
 		TxPrevOuts:       s.txPrevOuts,
 		IndexInfo:        s.indexInfo,
+		ScanUTXOs:        s.scanUTXOs, // rpcadapter_scan.go
 	}
 }
 
@@ -432,35 +439,11 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 			}
 			return txid, nil
 		},
-		TestAccept: func(txs []*wire.MsgTx, maxFeeRate int64) ([]rpc.MempoolAcceptResult, error) {
-			out := make([]rpc.MempoolAcceptResult, len(txs))
-			for i, tx := range txs {
-				r := rpc.MempoolAcceptResult{TxID: tx.TxHash().String(), WTxID: tx.WitnessHash().String()}
-				res, err := p.AcceptTransaction(tx, mempool.AcceptOptions{TestOnly: true, MaxFeeRate: mempool.FeeRate(maxFeeRate)})
-				allowed := err == nil
-				r.Allowed = &allowed
-				if err != nil {
-					var re *mempool.RejectError
-					if mempool.IsMissingInputs(err) {
-						// Core's testmempoolaccept words TX_MISSING_INPUTS so.
-						r.RejectReason = "missing-inputs"
-					} else if errors.As(err, &re) {
-						r.RejectReason = re.Reason
-					} else {
-						r.RejectReason = err.Error()
-					}
-				} else {
-					r.VSize = res.VSize
-					r.Fees = &rpc.MempoolAcceptFees{
-						Base:              rpc.FormatBTC(res.Fee),
-						EffectiveFeeRate:  rpc.FormatBTC(int64(mempool.NewFeeRate(res.Fee, res.VSize))),
-						EffectiveIncludes: []string{r.WTxID},
-					}
-				}
-				out[i] = r
-			}
-			return out, nil
-		},
+		TestAccept:    s.testAccept,    // rpcadapter_mempool.go
+		SubmitPackage: s.submitPackage, // rpcadapter_mempool.go
+		Prioritise:    s.prioritise,    // rpcadapter_mempool.go
+		Prioritised:   s.prioritised,   // rpcadapter_mempool.go
+		Orphans:       s.orphans,       // rpcadapter_mempool.go
 		EstimateSmartFee: func(target int64, mode string) (*rpc.EstimateSmartFeeResult, error) {
 			rate, blocks := p.EstimateSmartFee(int(target), mode == "conservative")
 			if rate <= 0 {
@@ -514,7 +497,7 @@ func (s *server) mempoolEntry(e *mempool.Entry) *rpc.MempoolEntry {
 		AncestorSize:    e.AncSize,
 		WTxID:           e.WTxID.String(),
 		Fees: rpc.MempoolFees{
-			Base: rpc.FormatBTC(e.Fee), Modified: rpc.FormatBTC(e.Fee),
+			Base: rpc.FormatBTC(e.Fee), Modified: rpc.FormatBTC(e.ModFee),
 			Ancestor: rpc.FormatBTC(e.AncFees), Descendant: rpc.FormatBTC(e.DescFees),
 		},
 		Depends:           hs(parents),
@@ -683,9 +666,7 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			ConnectionType:        string(p.ConnType()),
 			TransportProtocolType: "v1",
 		}
-		if ip := p.IP(); ip.Is6() && !ip.Is4In6() {
-			pi.Network = "ipv6"
-		}
+		pi.Network = peerNetwork(p)
 		if st.LastPingRTT > 0 {
 			f := rpc.Float(st.LastPingRTT.Seconds())
 			pi.PingTime = &f
@@ -698,6 +679,20 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 		out = append(out, pi)
 	}
 	return out, nil
+}
+
+// peerNetwork is getpeerinfo's "network": the peer's address class, with
+// local and private addresses "not_publicly_routable", as Core's
+// GetNetClass.
+func peerNetwork(p *serverPeer) string {
+	na, ok := p.NetAddress()
+	if !ok {
+		return "not_publicly_routable"
+	}
+	if !addrmgr.IsRoutable(&na) {
+		return "not_publicly_routable"
+	}
+	return networkName(na.NetworkID)
 }
 
 func toInt64Map(m map[string]uint64) map[string]int64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"net"
@@ -31,6 +32,10 @@ import (
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcnode/btcd/zmq"
 )
+
+// errHTTPServer wraps failures to set up the RPC server (bitcoind calls
+// them "Unable to start HTTP server").
+var errHTTPServer = errors.New("cannot start the RPC server")
 
 // mempoolFile is the name of the persisted mempool in the data directory.
 const mempoolFile = "mempool.dat"
@@ -119,6 +124,9 @@ func newServer(cfg *Config) (_ *server, err error) {
 	rand.Read(s.evictKey[:])
 	defer func() {
 		if err != nil {
+			if s.rpc != nil {
+				s.rpc.Stop()
+			}
 			s.closeMetrics()
 			s.closeZMQ()
 			s.closeFilterIndex()
@@ -180,10 +188,16 @@ func newServer(cfg *Config) (_ *server, err error) {
 	if !cfg.DisableRPC {
 		if s.rpc, err = s.newRPCServer(); err != nil {
 			s.closeListeners()
-			return nil, err
+			return nil, fmt.Errorf("%w: %v", errHTTPServer, err)
 		}
 		s.registerZMQRPC()
 		s.registerNetRPC() // rpcadapter_net.go
+		// Bind now, so an address that cannot be bound stops start-up
+		// (bitcoind's "Unable to start HTTP server").
+		if err := s.rpc.Start(); err != nil {
+			s.closeListeners()
+			return nil, fmt.Errorf("%w: %v", errHTTPServer, err)
+		}
 	}
 	if err := s.serveMetrics(); err != nil {
 		s.closeListeners()
@@ -225,6 +239,10 @@ func (s *server) openChain() error {
 		TxIndex:     cfg.TxIndex,
 		PruneTarget: pruneTargetBytes(cfg.Prune),
 		MaxTipAge:   cfg.MaxTipAge,
+	}
+	if cfg.minChainWork != nil {
+		w := blockchain.WorkFromBig(cfg.minChainWork)
+		bc.MinimumChainWork = &w
 	}
 	switch cfg.assumeValidMode {
 	case assumeValidOff:
@@ -272,6 +290,10 @@ func (s *server) newMempool() {
 		MedianTimePast: s.chain.MedianTimePast,
 	}
 	mc.VerifyScripts = s.verifyScripts
+	// Script failures are worded "mandatory-script-verify-flag-failed
+	// (...)" / "non-mandatory-script-verify-flag (...)", as the Core
+	// releases that the functional test suite and current tools expect.
+	mc.LegacyScriptReasons = true
 	mc.Policy.MinRelayFee = mempool.FeeRate(cfg.minRelayTxFeeSat)
 	mc.Policy.IncrementalRelayFee = mempool.FeeRate(cfg.incrementalRelayFeeSat)
 	mc.Policy.DustRelayFee = mempool.FeeRate(cfg.dustRelayFeeSat)
@@ -389,6 +411,7 @@ func (s *server) newPeerLayer() error {
 		Bans:             s.bans,
 		BanThreshold:     cfg.BanThreshold,
 		Nonces:           peer.NewNonceSet(),
+		HandshakeTimeout: time.Duration(cfg.PeerTimeout) * time.Second,
 		Log:              peerLog,
 	}
 	s.sync.SetListeners(&s.peerCfg.Listeners)
@@ -403,22 +426,7 @@ func (s *server) newPeerLayer() error {
 		}
 		s.sync.NewPeer(p)
 	}
-	s.peerCfg.Listeners.OnAddr = func(p *peer.Peer, m *wire.MsgAddr) {
-		if src, ok := p.NetAddress(); ok {
-			s.addrs.AddNetAddresses(m.AddrList, src, 2*time.Hour)
-		}
-	}
-	s.peerCfg.Listeners.OnAddrV2 = func(p *peer.Peer, m *wire.MsgAddrV2) {
-		if src, ok := p.NetAddress(); ok {
-			s.addrs.AddAddresses(m.AddrList, src, 2*time.Hour)
-		}
-	}
-	s.peerCfg.Listeners.OnGetAddr = func(p *peer.Peer) {
-		addrs := s.addrs.GetAddresses(wire.MaxAddrPerMsg, 23)
-		if len(addrs) > 0 && p.WantsAddrV2() {
-			p.QueueMessage(&wire.MsgAddrV2{AddrList: addrs}, nil)
-		}
-	}
+	s.setupAddrRelay() // p2p_addr.go
 
 	policy := connmgr.ResolvePolicy(connmgr.PolicyInput{
 		Connect: cfg.ConnectPeers, Listen: cfg.Listeners, NoListen: cfg.DisableListen,
@@ -690,11 +698,6 @@ func (s *server) Start() {
 		}
 		s.addrs.Start()
 		s.cm.Start()
-		if s.rpc != nil {
-			if err := s.rpc.Start(); err != nil {
-				srvrLog.Errorf("RPC server: %v", err)
-			}
-		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

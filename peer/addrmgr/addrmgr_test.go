@@ -522,3 +522,25 @@ func TestLocalAddressList(t *testing.T) {
 		t.Fatalf("local addresses %+v", got)
 	}
 }
+
+// IsRoutable: what the node stores and relays, as Core's IsRoutable.
+func TestIsRoutable(t *testing.T) {
+	for _, tc := range []struct {
+		na   wire.NetAddressV2
+		want bool
+	}{
+		{na("44.1.2.3:8333"), true},
+		{na("[2a05::1]:8333"), true},
+		{na("10.1.2.3:8333"), false},
+		{na("127.0.0.1:8333"), false},
+		{na("0.1.1.1:8333"), false},
+		{na("44.1.2.3:0"), false},
+		{wire.NetAddressV2{NetworkID: wire.NetTorV3, Addr: make([]byte, 32)}, true},
+		{wire.NetAddressV2{NetworkID: wire.NetI2P, Addr: make([]byte, 32)}, true},
+		{wire.NetAddressV2{NetworkID: wire.NetI2P, Addr: make([]byte, 16)}, false},
+	} {
+		if got := IsRoutable(&tc.na); got != tc.want {
+			t.Errorf("IsRoutable(%v) = %v, want %v", tc.na.String(), got, tc.want)
+		}
+	}
+}

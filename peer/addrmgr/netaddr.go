@@ -144,6 +144,15 @@ var (
 	rfc4291v4 = pfx("::/96") // IPv4-compatible, deprecated
 )
 
+// IsRoutable reports whether a is a globally routable address, one worth
+// storing and relaying (Core's CNetAddr::IsRoutable): Tor v3 and I2P
+// addresses, CJDNS ones in fc00::/8, and IP addresses outside the
+// private, reserved and documentation ranges, with a port.
+func IsRoutable(a *wire.NetAddressV2) bool {
+	k, ok := keyOf(a)
+	return ok && isRoutable(&k)
+}
+
 // isRoutable reports whether the address is worth storing and relaying.
 func isRoutable(k *addrKey) bool {
 	switch k.net {

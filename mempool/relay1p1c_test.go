@@ -1,0 +1,111 @@
+package mempool
+
+import (
+	"testing"
+	"time"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+func TestOneParentOneChildParentFirst(t *testing.T) {
+	h := newHarness(t, nil)
+	parent := v3(spend([]wire.OutPoint{h.coin(100_000)}, 100_000))
+	child := v3(spend([]wire.OutPoint{outpoint(parent, 0)}, 99_000))
+	if _, _, err := h.pool.ProcessTransaction(parent, 3, true); !IsReconsiderable(err) {
+		t.Fatalf("parent alone: %v", err)
+	}
+	acc, orphaned, err := h.pool.ProcessTransaction(child, 3, true)
+	if err != nil || orphaned || len(acc) != 2 || acc[0].TxID != parent.TxHash() {
+		t.Fatalf("child: %d %v %v", len(acc), orphaned, err)
+	}
+	if h.pool.OrphanCount() != 0 || len(h.ann) != 2 {
+		t.Fatalf("orphans %d announced %d", h.pool.OrphanCount(), len(h.ann))
+	}
+	h.check()
+}
+
+func TestOneParentOneChildChildFirst(t *testing.T) {
+	h := newHarness(t, nil)
+	parent := v3(spend([]wire.OutPoint{h.coin(100_000)}, 100_000))
+	child := v3(spend([]wire.OutPoint{outpoint(parent, 0)}, 99_000))
+	if _, orphaned, err := h.pool.ProcessTransaction(child, 4, true); err != nil || !orphaned {
+		t.Fatalf("child: %v %v", orphaned, err)
+	}
+	acc, _, err := h.pool.ProcessTransaction(parent, 5, true)
+	if err != nil || len(acc) != 2 {
+		t.Fatalf("parent: %d %v", len(acc), err)
+	}
+	if h.pool.OrphanCount() != 0 {
+		t.Fatal("child still an orphan")
+	}
+	h.check()
+}
+
+func TestOneParentOneChildFailureKeepsOrphan(t *testing.T) {
+	h := newHarness(t, nil)
+	parent := v3(spend([]wire.OutPoint{h.coin(100_000)}, 100_000))
+	// Pays too little for both.
+	child := v3(spend([]wire.OutPoint{outpoint(parent, 0)}, 99_990))
+	h.pool.ProcessTransaction(child, 4, true)
+	if _, _, err := h.pool.ProcessTransaction(parent, 4, true); !IsReconsiderable(err) {
+		t.Fatalf("parent: %v", err)
+	}
+	if h.pool.Count() != 0 || !h.pool.HaveOrphan(child.TxHash()) {
+		t.Fatal("failed pair changed the pools")
+	}
+	// The same pair is not tried again.
+	if !h.pool.recon.wasTried(parent, child) {
+		t.Fatal("pair not remembered")
+	}
+}
+
+func TestReconsiderableCacheBounds(t *testing.T) {
+	var r reconsiderable
+	for i := 0; i < maxReconsiderable+10; i++ {
+		r.add(spend([]wire.OutPoint{{Index: uint32(i)}}, 1))
+	}
+	if len(r.byTxID) != maxReconsiderable || len(r.order) != maxReconsiderable {
+		t.Fatalf("%d kept", len(r.byTxID))
+	}
+	r.reset()
+	if len(r.byTxID) != 0 || r.weight != 0 {
+		t.Fatal("reset")
+	}
+}
+
+func TestOrphanListing(t *testing.T) {
+	h := newHarness(t, nil)
+	parent := spend([]wire.OutPoint{h.coin(100_000)}, 99_000)
+	child := spend([]wire.OutPoint{outpoint(parent, 0)}, 98_000)
+	h.pool.ProcessTransaction(child, 6, true)
+	if !h.pool.AddOrphanAnnouncer(child.WitnessHash(), 9) || !h.pool.AddOrphanAnnouncer(child.TxHash(), 9) {
+		t.Fatal("announcer")
+	}
+	if h.pool.AddOrphanAnnouncer(parent.TxHash(), 9) {
+		t.Fatal("not an orphan")
+	}
+	list := h.pool.Orphans()
+	if len(list) != 1 {
+		t.Fatal(len(list))
+	}
+	o := list[0]
+	if o.TxID != child.TxHash() || o.WTxID != child.WitnessHash() || len(o.From) != 2 || o.From[0] != 6 || o.From[1] != 9 {
+		t.Fatalf("%+v", o)
+	}
+	if !o.Entered.Equal(h.now) || !o.Expires.Equal(h.now.Add(20*time.Minute)) {
+		t.Fatalf("times %v %v", o.Entered, o.Expires)
+	}
+}
+
+func TestOrphanResentByAnotherPeer(t *testing.T) {
+	h := newHarness(t, nil)
+	parent := spend([]wire.OutPoint{h.coin(100_000)}, 99_000)
+	child := spend([]wire.OutPoint{outpoint(parent, 0)}, 98_000)
+	h.pool.ProcessTransaction(child, 6, true)
+	if _, orphaned, err := h.pool.ProcessTransaction(child, 7, true); !orphaned || err != nil {
+		t.Fatalf("%v %v", orphaned, err)
+	}
+	if from := h.pool.Orphans()[0].From; len(from) != 2 || from[1] != 7 {
+		t.Fatalf("from %v", from)
+	}
+}
