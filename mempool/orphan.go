@@ -361,8 +361,20 @@ func (p *Pool) Orphans() []OrphanInfo {
 // such an orphan exists. Peers that announce it may be asked for its
 // parents too.
 func (p *Pool) AddOrphanAnnouncer(h wire.Hash, peer PeerID) bool {
+	// Announcements are frequent and orphans rare: look without the
+	// write lock first.
+	p.mu.RLock()
+	empty := len(p.orphans.byID) == 0
+	p.mu.RUnlock()
+	if empty {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if or := p.orphans.byID[h]; or != nil {
+		or.addAnnouncer(peer)
+		return true
+	}
 	for _, or := range p.orphans.byID {
 		if or.txid != h && or.wtxid != h {
 			continue

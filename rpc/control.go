@@ -25,6 +25,7 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(netMethods()...)
 	r.add(testMethods()...)
 	r.add(regtestNetMethods()...)
+	r.add(packageMethods()...)
 	return r
 })
 

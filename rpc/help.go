@@ -133,6 +133,10 @@ func (r registry) add(methods ...*Method) {
 func (r registry) listing() string {
 	ms := make([]*Method, 0, len(r))
 	for _, m := range r {
+		// As bitcoind, "help" leaves the hidden (test-only) methods out.
+		if m.Category == "hidden" {
+			continue
+		}
 		ms = append(ms, m)
 	}
 	sort.Slice(ms, func(i, j int) bool {

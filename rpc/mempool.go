@@ -3,6 +3,7 @@ package rpc
 import (
 	"encoding/json"
 
+	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -83,6 +84,7 @@ The second argument may also be the legacy allowhighfees boolean (true: no fee-r
 			Args: []Arg{
 				{Name: "hexstring", Type: ArgHex, Description: "The hex string of the raw transaction"},
 				{Name: "maxfeerate|allowhighfees", Type: ArgAny, Optional: true, Default: "0.10", Description: "Reject transactions whose fee rate is higher than the specified value, expressed in BTC/kvB. Set to 0 to accept any fee rate."},
+				{Name: "maxburnamount", Type: ArgAny, Optional: true, Default: "0", Description: "Reject transactions with provably unspendable outputs (e.g. 'datacarrier' outputs that use the OP_RETURN opcode) greater than the specified value, expressed in BTC."},
 			},
 			Result:    `"hex"    (string) The transaction hash in hex`,
 			Available: mempoolHas(func(m *MempoolBackend) bool { return m.Send != nil }),
@@ -94,6 +96,17 @@ The second argument may also be the legacy allowhighfees boolean (true: no fee-r
 				rate, err := maxFeeRateParam(p, 1)
 				if err != nil {
 					return nil, err
+				}
+				var maxBurn int64
+				if p.Has(2) {
+					if maxBurn, err = amountFromJSON(p.Raw(2)); err != nil {
+						return nil, err
+					}
+				}
+				for i := range tx.TxOut {
+					if txscript.IsUnspendable(tx.TxOut[i].PkScript) && tx.TxOut[i].Value > maxBurn {
+						return nil, NewError(ErrVerify, "Unspendable output exceeds maximum configured by user (maxburnamount)")
+					}
 				}
 				h, err := s.mempool().Send(tx, rate)
 				if err != nil {

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/btcnode/btcd/wire"
 )
@@ -14,18 +13,6 @@ import (
 // maxPackageCount is Core's MAX_PACKAGE_COUNT, the most transactions
 // submitpackage takes.
 const maxPackageCount = 25
-
-// The methods of this file join the built-in registry from here rather
-// than from control.go's list, so that this file is all it takes to add
-// them; the wrapped registry is still built once.
-func init() {
-	base := builtinMethods
-	builtinMethods = sync.OnceValue(func() registry {
-		r := base()
-		r.add(packageMethods()...)
-		return r
-	})
-}
 
 // SubmitPackageResult is the submitpackage result.
 type SubmitPackageResult struct {

@@ -55,6 +55,13 @@ func TestParams(t *testing.T) {
 	if v["asm"] != "1" {
 		t.Errorf("named: %v", v)
 	}
+	// Positional arguments in "args", the rest named (Core's python
+	// client sends mixed calls so).
+	v = mustResult(t, url, "decodescript", map[string]any{"args": []any{"51"}}).(map[string]any)
+	if v["asm"] != "1" {
+		t.Errorf("args: %v", v)
+	}
+	mustError(t, url, "decodescript", map[string]any{"args": []any{"51"}, "hexstring": "51"}, ErrInvalidParam)
 	e := mustError(t, url, "decodescript", map[string]any{"hexstring": "51", "foo": 1}, ErrInvalidParam)
 	if e.Message != "Unknown named parameter foo" {
 		t.Errorf("%q", e.Message)

@@ -236,6 +236,17 @@ func bindParams(m *Method, raw json.RawMessage) (*Params, *Error) {
 				pos[alias] = i
 			}
 		}
+		// As bitcoind, a named "args" array holds leading positional
+		// arguments (clients send it for calls that mix the two), unless
+		// the method has an argument of that name.
+		if raw, ok := named["args"]; ok {
+			if _, isArg := pos["args"]; !isArg {
+				if jsonKind(raw) != "array" || json.Unmarshal(raw, &args) != nil {
+					return nil, NewError(ErrInvalidParam, "Parameter args must be an array")
+				}
+				delete(named, "args")
+			}
+		}
 		// Report unknown names in a stable order.
 		keys := make([]string, 0, len(named))
 		for k := range named {

@@ -241,6 +241,9 @@ type MempoolAcceptResult struct {
 	VSize        int64              `json:"vsize,omitempty"`
 	Fees         *MempoolAcceptFees `json:"fees,omitempty"`
 	RejectReason string             `json:"reject-reason,omitempty"`
+	// RejectDetails is the whole validation state ("reason, detail"),
+	// given with every reject-reason except missing inputs.
+	RejectDetails string `json:"reject-details,omitempty"`
 }
 
 // EstimateSmartFeeResult is the estimatesmartfee result.

@@ -12,6 +12,7 @@ import (
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/blockfilter"
 	"github.com/btcnode/btcd/internal/logrotate"
+	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/peer/banmgr"
@@ -65,7 +66,7 @@ var backendLog = btclog.NewBackend(logWriter{})
 //	AMGR  addrmgr.UseLogger
 //	CMGR  connmgr.UseLogger
 //	BMGR  banmgr.UseLogger
-//	MEMP  * mempool
+//	MEMP  mempool.UseLogger
 //	RPCS  rpc.UseLogger
 //	ZMQ   zmq.UseLogger
 var (
@@ -119,6 +120,7 @@ func useLoggers() {
 	rpc.UseLogger(rpcsLog)
 	zmq.UseLogger(zmqLog)
 	blockfilter.UseLogger(indxLog)
+	mempool.UseLogger(mempLog)
 }
 
 // initLogFile starts writing log lines to logFile in addition to stdout.

@@ -12,7 +12,6 @@ import (
 // ("rolling minimum fee bumped"); it gets the MEMP logger here, with the
 // RPC adapter that first needed it, as useLoggers does for the packages
 // listed in log.go.
-func init() { mempool.UseLogger(mempLog) }
 
 // testAccept answers testmempoolaccept. One transaction is checked alone,
 // as before packages; several are evaluated together (Core's
@@ -51,7 +50,7 @@ func (s *server) testAccept(txs []*wire.MsgTx, maxFeeRate int64) ([]rpc.MempoolA
 				EffectiveIncludes: hashStrings(tr.EffectiveIncludes),
 			}
 		default:
-			r.RejectReason = testAcceptReason(tr.Err)
+			r.RejectReason, r.RejectDetails = testAcceptReason(tr.Err)
 		}
 		r.Allowed = &allowed
 		out[i] = r
@@ -66,7 +65,7 @@ func (s *server) testAcceptOne(tx *wire.MsgTx, maxFeeRate int64) rpc.MempoolAcce
 	allowed := err == nil
 	r.Allowed = &allowed
 	if err != nil {
-		r.RejectReason = testAcceptReason(err)
+		r.RejectReason, r.RejectDetails = testAcceptReason(err)
 		return r
 	}
 	r.VSize = res.VSize
@@ -78,19 +77,20 @@ func (s *server) testAcceptOne(tx *wire.MsgTx, maxFeeRate int64) rpc.MempoolAcce
 	return r
 }
 
-// testAcceptReason is testmempoolaccept's reject-reason: Core words
-// missing inputs "missing-inputs" there.
-func testAcceptReason(err error) string {
+// testAcceptReason is testmempoolaccept's reject-reason and
+// reject-details: Core words missing inputs "missing-inputs", without
+// details.
+func testAcceptReason(err error) (reason, details string) {
 	var re *mempool.RejectError
 	switch {
 	case mempool.IsMissingInputs(err):
-		return "missing-inputs"
+		return "missing-inputs", ""
 	case errors.As(err, &re):
-		return re.Reason
+		return re.Reason, re.Error()
 	case err != nil:
-		return err.Error()
+		return err.Error(), err.Error()
 	}
-	return ""
+	return "", ""
 }
 
 // submitPackage answers submitpackage after the RPC layer decoded the

@@ -26,12 +26,20 @@ func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
 	for _, iv := range invs {
 		switch iv.Type &^ wire.InvWitnessFlag {
 		case wire.InvTypeWTx:
+			// An announced orphan we hold gains the peer as a source to
+			// ask for its missing parents (Core's orphanage).
+			if m.pool.AddOrphanAnnouncer(iv.Hash, poolPeerID(p)) {
+				continue
+			}
 			if m.pool.HasWTxID(iv.Hash) || m.isRejected(iv.Hash) || !m.claimTx(iv.Hash, now) {
 				continue
 			}
 			want = append(want, wire.InvVect{Type: wire.InvTypeWTx, Hash: iv.Hash})
 		case wire.InvTypeTx:
-			if m.pool.Has(iv.Hash) || m.isRejected(iv.Hash) || m.pool.HaveOrphan(iv.Hash) || !m.claimTx(iv.Hash, now) {
+			if m.pool.AddOrphanAnnouncer(iv.Hash, poolPeerID(p)) {
+				continue
+			}
+			if m.pool.Has(iv.Hash) || m.isRejected(iv.Hash) || !m.claimTx(iv.Hash, now) {
 				continue
 			}
 			want = append(want, wire.InvVect{Type: wire.InvTypeWitnessTx, Hash: iv.Hash})
