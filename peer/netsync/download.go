@@ -87,12 +87,15 @@ func (m *Manager) handleNewPeer(p *peer.Peer) {
 		return
 	}
 	want := wire.SFNodeNetwork | wire.SFNodeWitness
+	// As Core, short-lived connections (addr-fetch, feeler) are never
+	// asked for headers or blocks.
+	short := p.ConnType() == peer.ConnAddrFetch || p.ConnType() == peer.ConnFeeler
 	ps := &peerState{
 		p:          p,
 		inflight:   make(map[wire.Hash]time.Time),
 		known:      make(map[wire.Hash]struct{}),
 		bestHeight: p.LastBlock(),
-		syncCand:   p.Services()&want == want,
+		syncCand:   p.Services()&want == want && !short,
 	}
 	m.peersMu.Lock()
 	m.peers[p] = ps
@@ -118,8 +121,38 @@ func (m *Manager) setSyncPeer(ps *peerState) {
 	m.peersMu.Unlock()
 	if ps != nil {
 		m.log.Infof("Syncing headers from %v (peer height %d)", ps.p, ps.bestHeight)
+		ps.headersDeadline = m.headersDeadline()
 		m.sendGetHeaders(ps, wire.Hash{})
 	}
+}
+
+// headersTimeoutPerHeader is the time added to a headers-sync deadline
+// for each header expected (Core's HEADERS_DOWNLOAD_TIMEOUT_PER_HEADER).
+const headersTimeoutPerHeader = time.Millisecond
+
+// headersStaleAge is how old the best header must be for the headers
+// sync to count as unfinished.
+const headersStaleAge = 24 * time.Hour
+
+// headersDeadline is when a sync peer chosen now must have finished: the
+// base time-out plus one millisecond per header expected between our
+// best header and now.
+func (m *Manager) headersDeadline() time.Time {
+	now := clock.Now()
+	d := m.cfg.HeadersTimeout
+	if h, _, ok := m.bestHeader(); ok {
+		spacing := m.chain.Params().TargetTimePerBlock
+		if behind := now.Sub(time.Unix(int64(h.Timestamp), 0)); behind > 0 && spacing > 0 {
+			d += time.Duration(behind/spacing) * headersTimeoutPerHeader
+		}
+	}
+	return now.Add(d)
+}
+
+// bestHeader returns the best header.
+func (m *Manager) bestHeader() (wire.BlockHeader, int32, bool) {
+	hash, _ := m.chain.BestHeader()
+	return m.chain.HeaderByHash(&hash)
 }
 
 // pickSyncPeer chooses the candidate announcing the greatest height.
@@ -412,8 +445,13 @@ func (m *Manager) fill() {
 
 // checkStalls disconnects peers that hold up the download.
 func (m *Manager) checkStalls(now time.Time) {
-	if sp := m.syncPeer; sp != nil && !sp.headersAsked.IsZero() && now.Sub(sp.headersAsked) > m.cfg.HeadersTimeout {
-		m.headersTimedOut(sp)
+	if sp := m.syncPeer; sp != nil && !sp.headersDeadline.IsZero() {
+		if h, _, ok := m.bestHeader(); ok && now.Sub(time.Unix(int64(h.Timestamp), 0)) < headersStaleAge {
+			// Caught up once: no time-out for the rest of this peer.
+			sp.headersDeadline = time.Time{}
+		} else if now.After(sp.headersDeadline) {
+			m.headersTimedOut(sp)
+		}
 	}
 	for _, ps := range m.peers {
 		if len(ps.inflight) > 0 && now.Sub(ps.lastRecv) > m.cfg.RequestTimeout {
@@ -453,23 +491,36 @@ func (m *Manager) askBetterPeers(now time.Time) {
 	}
 }
 
-// headersTimedOut handles a sync peer that left getheaders unanswered.
-// As Core, it is dropped only when another peer can take over, and never
-// when it has the noban permission: then the node just looks for another
-// sync peer and asks this one again later.
+// headersTimedOut handles a sync peer that did not bring the headers up
+// to date in time. As Core, it is dropped only when another preferred
+// peer (outbound, or inbound with noban) can take over, and never when
+// it has the noban permission: then the node looks for another sync peer
+// and may ask this one again later.
 func (m *Manager) headersTimedOut(sp *peerState) {
-	if !m.otherCandidates(sp) {
+	if !m.otherPreferred(sp) {
 		return
 	}
 	if sp.p.HasPermission(peer.PermNoBan) {
 		m.log.Infof("Timeout downloading headers from noban peer=%d, not disconnecting", sp.p.ID())
 		sp.headersAsked = time.Time{}
+		sp.headersDeadline = time.Time{}
 		m.setSyncPeer(nil)
 		m.pickSyncPeerExcept(sp)
 		return
 	}
 	m.log.Infof("Timeout downloading headers from peer=%d, disconnecting", sp.p.ID())
 	m.disconnect(sp, "headers request timed out")
+}
+
+// otherPreferred reports another connected peer Core would prefer to
+// download from: an outbound one, or an inbound one with noban.
+func (m *Manager) otherPreferred(ps *peerState) bool {
+	for _, o := range m.peers {
+		if o != ps && o.syncCand && o.p.Connected() && (!o.p.Inbound() || o.p.HasPermission(peer.PermNoBan)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Manager) otherCandidates(ps *peerState) bool {

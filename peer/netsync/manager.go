@@ -21,7 +21,11 @@ const (
 	DefaultMaxInFlight      = 16
 	DefaultStallTimeout     = 2 * time.Second
 	DefaultRequestTimeout   = 60 * time.Second
-	DefaultHeadersTimeout   = 60 * time.Second
+	// DefaultHeadersTimeout is the base of the time a headers-sync peer
+	// gets to bring our best header close to now (Core's
+	// HEADERS_DOWNLOAD_TIMEOUT_BASE); headersTimeoutPerHeader is added
+	// for every header expected.
+	DefaultHeadersTimeout   = 15 * time.Minute
 	DefaultProgressInterval = 10 * time.Second
 
 	// Misbehaviour scores the manager applies.
@@ -147,6 +151,10 @@ type peerState struct {
 	headersAsked time.Time
 	// lastHeadersAsk is when we last sent getheaders.
 	lastHeadersAsk time.Time
+	// headersDeadline is when a sync peer must have brought the best
+	// header to within a day of now (zero: not the sync peer, or
+	// caught up).
+	headersDeadline time.Time
 	bestHeight     int32
 	bestHash       wire.Hash
 	syncCand       bool

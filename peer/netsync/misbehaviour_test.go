@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/internal/chaintest"
+	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 )
@@ -111,26 +112,39 @@ func TestUnrequestedBlockNoPenalty(t *testing.T) {
 	}
 }
 
+// mockHeadersClock sets the node clock two days after the chain's genesis,
+// so the headers sync counts as unfinished while its deadline (base plus a
+// millisecond per expected header) stays short; the clock is released at
+// the end of the test.
+func mockHeadersClock(t *testing.T, n *node) {
+	gen := n.chain.Params().GenesisBlock.Header.Timestamp
+	clock.SetMock(int64(gen) + 2*24*3600)
+	t.Cleanup(func() { clock.SetMock(0) })
+}
+
 // TestHeadersTimeoutKeepsOnlyPeer: a sync peer that never answers
 // getheaders is not dropped while it is the only peer (Core times out a
 // headers peer only when another can take over).
 func TestHeadersTimeoutKeepsOnlyPeer(t *testing.T) {
 	n := newNode(t, func(c *Config) { c.HeadersTimeout = 200 * time.Millisecond })
+	mockHeadersClock(t, n)
 	fcfg := fakeConfig(n, 100) // claims blocks we do not have
 	fcfg.Listeners.OnGetHeaders = func(*peer.Peer, *wire.MsgGetHeaders) {}
 	_, in := linkFakeWith(t, n, fcfg, nil)
+	clock.SetMock(clock.Unix() + 10)
 	time.Sleep(1500 * time.Millisecond)
 	if !in.Connected() {
 		t.Fatalf("the only peer was dropped for a headers time-out: %v", in.Err())
 	}
 }
 
-// TestHeadersTimeoutSparesNoBan: with another peer available, a silent
-// sync peer is dropped unless it has the noban permission; then the node
-// moves on to the other peer and keeps it.
+// TestHeadersTimeoutSparesNoBan: with another preferred peer available, a
+// silent sync peer is dropped unless it has the noban permission; then the
+// node moves on to the other peer and keeps it.
 func TestHeadersTimeoutSparesNoBan(t *testing.T) {
 	for _, noban := range []bool{true, false} {
 		n := newNode(t, func(c *Config) { c.HeadersTimeout = 200 * time.Millisecond })
+		mockHeadersClock(t, n)
 		silent := fakeConfig(n, 100)
 		silent.Listeners.OnGetHeaders = func(*peer.Peer, *wire.MsgGetHeaders) {}
 		_, in := linkFakeWith(t, n, silent, func(p *peer.Peer) {
@@ -138,9 +152,12 @@ func TestHeadersTimeoutSparesNoBan(t *testing.T) {
 				p.SetPermissions(peer.PermNoBan)
 			}
 		})
+		// An inbound peer counts as a replacement only with noban (Core's
+		// preferred download peers).
 		other := fakeConfig(n, 100)
 		other.Listeners.OnGetHeaders = func(*peer.Peer, *wire.MsgGetHeaders) {}
-		linkFakeWith(t, n, other, nil)
+		linkFakeWith(t, n, other, func(p *peer.Peer) { p.SetPermissions(peer.PermNoBan) })
+		clock.SetMock(clock.Unix() + 10)
 		time.Sleep(1500 * time.Millisecond)
 		if noban && !in.Connected() {
 			t.Fatalf("noban sync peer dropped for a headers time-out: %v", in.Err())
@@ -150,5 +167,52 @@ func TestHeadersTimeoutSparesNoBan(t *testing.T) {
 			// first became the sync peer.
 			t.Fatal("silent sync peer kept although another peer could take over")
 		}
+	}
+}
+
+// TestBlockRequestAllowed: main-chain blocks and recent valid forks may be
+// served; a fork block that was never connected, or one more than 30
+// days of work behind, is not (Core's BlockRequestAllowed).
+func TestBlockRequestAllowed(t *testing.T) {
+	n := newNode(t, nil)
+	b := buildChain(t, n.chain, 5)
+	stale := b.Tip // height 5, connected, then reorged away
+	fork := b.Entry(stale.Parent.Hash)
+	b.Tip = fork
+	for range 2 {
+		e := b.NextBlock(nil, nil, &chaintest.BlockOpts{CoinbaseKind: chaintest.OpTrue})
+		if _, err := n.chain.ProcessBlock(e.Block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mainTip := b.Tip
+	if n.chain.BestSnapshot().Hash != mainTip.Hash {
+		t.Fatal("fork did not become the main chain")
+	}
+	never := b.NextBlock(fork, nil, &chaintest.BlockOpts{CoinbaseKind: chaintest.OpTrue, Time: fork.Block.Header.Timestamp + 7})
+	if _, err := n.chain.ProcessBlock(never.Block); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		hash wire.Hash
+		want bool
+	}{{"main chain", mainTip.Hash, true}, {"recent valid fork", stale.Hash, true}, {"never connected", never.Hash, false}, {"unknown", wire.Hash{1}, false}} {
+		h := c.hash
+		if got := n.m.blockRequestAllowed(&h); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	// 30 days of work later the stale block is private.
+	b.Tip = mainTip
+	for range int(staleRelayAgeLimit / n.chain.Params().TargetTimePerBlock) {
+		e := b.NextBlock(nil, nil, &chaintest.BlockOpts{CoinbaseKind: chaintest.OpTrue})
+		if _, err := n.chain.ProcessBlock(e.Block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := stale.Hash
+	if n.m.blockRequestAllowed(&h) {
+		t.Error("a fork 30 days of work behind is still served")
 	}
 }

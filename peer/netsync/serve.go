@@ -162,7 +162,7 @@ func (m *Manager) onGetHeaders(p *peer.Peer, msg *wire.MsgGetHeaders) {
 	if len(msg.BlockLocatorHashes) == 0 {
 		// Core answers a request without locator with just the stop
 		// header, when it is on the main chain.
-		if stop != nil && m.chain.MainChainHasBlock(stop) {
+		if stop != nil && m.blockRequestAllowed(stop) {
 			if h, _, ok := m.chain.HeaderByHash(stop); ok {
 				headers = []wire.BlockHeader{h}
 			}
@@ -174,6 +174,37 @@ func (m *Manager) onGetHeaders(p *peer.Peer, msg *wire.MsgGetHeaders) {
 		m.markKnown(p, headers[n-1].BlockHash())
 	}
 	p.QueueMessageWait(&wire.MsgHeaders{Headers: headers}, wire.WitnessEncoding)
+}
+
+// staleRelayAgeLimit is how old, in time and in work, a block off the
+// main chain may be and still be served (Core's STALE_RELAY_AGE_LIMIT).
+const staleRelayAgeLimit = 30 * 24 * time.Hour
+
+// blockRequestAllowed reports whether a peer may have block h: any main
+// chain block, and fully validated blocks of recent forks, as Core's
+// BlockRequestAllowed. Older forks stay private so a peer cannot tell
+// nodes apart by the stale blocks they keep.
+func (m *Manager) blockRequestAllowed(h *wire.Hash) bool {
+	st, ok := m.chain.LookupBlock(h)
+	if !ok {
+		return false
+	}
+	if st.MainChain {
+		return true
+	}
+	if !st.Valid {
+		return false
+	}
+	best, bestHeight, ok := m.bestHeader()
+	if !ok {
+		return false
+	}
+	age := time.Duration(int64(best.Timestamp)-int64(st.Header.Timestamp)) * time.Second
+	// The work between the block and the best header, as time at the
+	// target spacing (Core's GetBlockProofEquivalentTime, with equal
+	// work per block).
+	work := time.Duration(bestHeight-st.Height) * m.chain.Params().TargetTimePerBlock
+	return age < staleRelayAgeLimit && work < staleRelayAgeLimit
 }
 
 // markKnown records that p now knows about block h.
@@ -226,6 +257,12 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 		var out wire.Message
 		switch iv.Type &^ wire.InvWitnessFlag {
 		case wire.InvTypeBlock:
+			if !m.blockRequestAllowed(&iv.Hash) {
+				// As Core: no answer at all, not even notfound, so old
+				// forks cannot be used to fingerprint the node.
+				m.log.Debugf("ignoring request from peer=%d for old block that isn't in the main chain", p.ID())
+				continue
+			}
 			if enc == wire.WitnessEncoding {
 				if raw == nil {
 					raw = &wire.MsgRawBlock{Raw: *wire.GetBuffer(1 << 20)}
