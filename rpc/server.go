@@ -253,6 +253,21 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// maxHeaderBytes bounds a request's line and headers, as bitcoind's
+// HTTP server (MAX_HEADERS_SIZE).
+const maxHeaderBytes = 8192
+
+// headerSize is the size of the request line and headers as sent.
+func headerSize(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}
+
 // clientAllowed reports whether a request from remote (host:port) may be
 // served: with RestrictClients, loopback clients and those an AllowIPs
 // subnet holds (bitcoind's -rpcallowip).
@@ -347,7 +362,9 @@ func (s *Server) Start() error {
 		ReadTimeout: 5 * time.Minute,
 		// As bitcoind's -rpcservertimeout default.
 		IdleTimeout:    30 * time.Second,
-		MaxHeaderBytes: 8192,
+		// Big enough that oversized requests reach ServeHTTP, which
+		// answers them 400 as bitcoind (Go would send 431).
+		MaxHeaderBytes: 4 * maxHeaderBytes,
 		ErrorLog:       nil,
 	}
 	s.mu.Lock()
@@ -427,6 +444,10 @@ func (s *Server) Stop() error {
 // batch. Paths under /rest/ go to the unauthenticated REST interface
 // (rest.go) instead.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if headerSize(r) > maxHeaderBytes {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
 	if !s.clientAllowed(r.RemoteAddr) {
 		log.Warnf("Received a request from %s, which is not allowed (-rpcallowip)", r.RemoteAddr)
 		w.WriteHeader(http.StatusForbidden)

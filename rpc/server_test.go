@@ -393,3 +393,18 @@ func TestPathsAndClientFilter(t *testing.T) {
 		t.Error("AllowIPs not applied")
 	}
 }
+
+// TestOversizedRequestLine: a request whose line and headers exceed
+// bitcoind's 8 KiB gets 400, a long but acceptable one reaches routing.
+func TestOversizedRequestLine(t *testing.T) {
+	_, url := startServer(t, nil)
+	for _, c := range []struct {
+		n    int
+		want int
+	}{{1000, 404}, {10000, 400}} {
+		req, _ := http.NewRequest(http.MethodGet, url+strings.Repeat("x", c.n), nil)
+		if st, _, _ := doHTTP(t, req); st != c.want {
+			t.Errorf("path of %d bytes: %d, want %d", c.n, st, c.want)
+		}
+	}
+}

@@ -137,6 +137,11 @@ type args struct {
 	chain string
 	// warnings are logged once the node's logging is up.
 	warnings []string
+	// initWarnings are bitcoind's InitWarning messages: printed to
+	// stderr as one "Warning: ..." block at start-up, and logged.
+	initWarnings []string
+	// stderrLines are printed to stderr as they are (and logged).
+	stderrLines []string
 }
 
 func newArgs() *args {
@@ -575,7 +580,7 @@ func (a *args) readConfigFiles(datadir string) (confPath string, err error) {
 		for sec, n := range before {
 			if sp := a.conf[sec]["includeconf"]; len(sp) > n {
 				for _, v := range sp[n:] {
-					a.warnings = append(a.warnings, fmt.Sprintf("warning: -includeconf cannot be used from included files; ignoring -includeconf=%s", v.str()))
+					a.stderrLines = append(a.stderrLines, fmt.Sprintf("warning: -includeconf cannot be used from included files; ignoring -includeconf=%s", v.str()))
 				}
 				a.conf[sec]["includeconf"] = sp[:n]
 			}

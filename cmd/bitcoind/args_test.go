@@ -210,13 +210,13 @@ func TestIncludeConf(t *testing.T) {
 		t.Errorf("uacomment %v", got)
 	}
 	found := false
-	for _, w := range a.warnings {
+	for _, w := range a.stderrLines {
 		if w == "warning: -includeconf cannot be used from included files; ignoring -includeconf=c.conf" {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("nested include not refused: %q", a.warnings)
+		t.Errorf("nested include not refused: %q", a.stderrLines)
 	}
 
 	write("bad.conf", "includeconf=missing.conf\n")

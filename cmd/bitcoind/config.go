@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,15 @@ import (
 // chainDir is the name of each network's folder in the data directory,
 // keyed by bitcoind's chain name; mainnet uses the data directory itself.
 var chainDir = map[string]string{"main": "", "test": "testnet3", "testnet4": "testnet4", "signet": "signet", "regtest": "regtest"}
+
+// defaultP2PPort is each network's P2P port.
+var defaultP2PPort = map[string]string{"main": "8333", "test": "18333", "testnet4": "48333", "signet": "38333", "regtest": "18444"}
+
+// hasPort reports whether a bind address names a port.
+func hasPort(addr string) bool {
+	_, _, err := net.SplitHostPort(addr)
+	return err == nil
+}
 
 // defaultRPCPort is each network's RPC port.
 var defaultRPCPort = map[string]string{"main": "8332", "test": "18332", "testnet4": "48332", "signet": "38332", "regtest": "18443"}
@@ -74,7 +84,7 @@ func loadSettings(argv []string) (*args, string, string, error) {
 		return nil, "", "", err
 	}
 	for _, s := range a.unrecognizedSections() {
-		a.warnings = append(a.warnings, fmt.Sprintf("Warning: %s:%d Section [%s] is not recognized.", s.file, s.line, s.name))
+		a.initWarnings = append(a.initWarnings, fmt.Sprintf("%s:%d Section [%s] is not recognized.", s.file, s.line, s.name))
 	}
 	return a, datadir, confPath, nil
 }
@@ -127,6 +137,10 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 	}
 	b.StartupLog = append(b.StartupLog, logArgs(a)...)
 	b.StartupLog = append(b.StartupLog, a.warnings...)
+	b.StartupLog = append(b.StartupLog, a.stderrLines...)
+	for _, w := range a.initWarnings {
+		b.StartupLog = append(b.StartupLog, "Warning: "+w)
+	}
 
 	// Logging.
 	if a.isNegated("debuglogfile") {
@@ -255,6 +269,9 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 		cfg.DataCarrierSize = uint32(max(min(a.getInt("datacarriersize", 100000), math.MaxUint32), 0))
 	}
 	cfg.NoDataCarrier = !a.getBool("datacarrier", true)
+	if a.isSet("datacarrier") || a.isSet("datacarriersize") {
+		a.initWarnings = append(a.initWarnings, "Options '-datacarrier' or '-datacarriersize' are set but are marked as deprecated. They will be removed in a future version.")
+	}
 	cfg.RejectBareMultisig = !a.getBool("permitbaremultisig", true)
 	if a.isSet("bytespersigop") {
 		cfg.BytesPerSigOp = a.getInt("bytespersigop", 20)
@@ -371,11 +388,26 @@ func applyConnection(a *args, cfg *node.Config) error {
 	listen := a.getBool("listen", listenDefault)
 	cfg.DisableListen = !listen
 	if listen {
+		port := b.P2PPort
+		if port == "" {
+			port = defaultP2PPort[a.chain]
+		}
+		p, _ := strconv.Atoi(port)
+		onionPort := strconv.Itoa(p + 1)
 		for _, bnd := range binds {
-			addr := strings.TrimSuffix(bnd, "=onion")
+			// An onion bind (incoming Tor connections) without a port
+			// takes -port + 1; here it is an ordinary listener.
+			addr, onion := strings.CutSuffix(bnd, "=onion")
+			if onion && !hasPort(addr) {
+				addr = net.JoinHostPort(strings.Trim(addr, "[]"), onionPort)
+			}
 			cfg.Listeners = append(cfg.Listeners, addr)
 		}
-		// Without -bind the node listens on every address at -port.
+		if len(binds) == 0 && len(whitebinds) == 0 {
+			// bitcoind's default binds: every address at -port, and
+			// 127.0.0.1 at -port + 1 for a Tor onion service.
+			cfg.Listeners = []string{":" + port, "127.0.0.1:" + onionPort}
+		}
 		cfg.WhiteBinds = whitebinds
 	}
 	dnsSeedDefault := len(peers) == 0 && !a.isNegated("connect") && maxConn > 0

@@ -156,6 +156,17 @@ func TestStartupErrors(t *testing.T) {
 	}
 }
 
+func TestDefaultAndOnionBinds(t *testing.T) {
+	cfg := mustBuild(t, "", "-regtest", "-port=12000")
+	if !reflect.DeepEqual(cfg.Listeners, []string{":12000", "127.0.0.1:12001"}) {
+		t.Errorf("default binds %v, want every address at -port and 127.0.0.1 at -port+1", cfg.Listeners)
+	}
+	cfg = mustBuild(t, "", "-regtest", "-port=12000", "-bind=127.0.0.1=onion", "-bind=0.0.0.0")
+	if !reflect.DeepEqual(cfg.Listeners, []string{"127.0.0.1:12001", "0.0.0.0:12000"}) {
+		t.Errorf("binds without ports %v", cfg.Listeners)
+	}
+}
+
 func TestParameterInteractions(t *testing.T) {
 	cfg := mustBuild(t, "", "-regtest", "-connect=127.0.0.1:1")
 	if !cfg.DisableListen || !cfg.DisableDNSSeed {

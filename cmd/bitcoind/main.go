@@ -50,6 +50,13 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %s\n", err)
 		return 1
 	}
+	// bitcoind prints these on stderr as well as in debug.log.
+	for _, l := range a.stderrLines {
+		fmt.Fprintln(stderr, l)
+	}
+	if len(a.initWarnings) > 0 {
+		fmt.Fprintf(stderr, "Warning: %s\n", strings.Join(a.initWarnings, "\n"))
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "Error: %s\n", node.ErrorText(err))
 		return 1

@@ -242,14 +242,14 @@ var options = []option{
 
 	// Relay.
 	{name: "acceptnonstdtxn", help: "Relay and mine \"non-standard\" transactions (test networks only; default: 0)", group: gRelay, flags: debugOnly},
-	{name: "incrementalrelayfee", arg: "<amt>", help: "Fee rate (in BTC/kvB) used to define cost of relay, used for mempool limiting and replacement policy. (default: 0.000001)", group: gRelay, flags: debugOnly},
+	{name: "incrementalrelayfee", arg: "<amt>", help: "Fee rate (in BTC/kvB) used to define cost of relay, used for mempool limiting and replacement policy. (default: 0.00001)", group: gRelay, flags: debugOnly},
 	{name: "dustrelayfee", arg: "<amt>", help: "Fee rate (in BTC/kvB) used to define dust. (default: 0.00003)", group: gRelay, flags: debugOnly},
 	{name: "acceptstalefeeestimates", help: "Read fee estimates even if they are stale (not supported)", group: gHidden, flags: debugOnly, disp: unsupported, off: "0"},
 	{name: "bytespersigop", help: "Equivalent bytes per sigop in transactions for relay and mining (default: 20)", group: gRelay},
 	{name: "datacarrier", help: "Relay and mine data carrier transactions (default: 1)", group: gRelay},
 	{name: "datacarriersize", help: "Relay and mine transactions whose data-carrying raw scriptPubKeys in aggregate are of this size or less (default: 100000)", group: gRelay},
 	{name: "permitbaremultisig", help: "Relay transactions creating non-P2SH multisig outputs (default: 1)", group: gRelay},
-	{name: "minrelaytxfee", arg: "<amt>", help: "Fees (in BTC/kvB) smaller than this are considered zero fee for relaying, mining and transaction creation (default: 0.000001)", group: gRelay},
+	{name: "minrelaytxfee", arg: "<amt>", help: "Fees (in BTC/kvB) smaller than this are considered zero fee for relaying, mining and transaction creation (default: 0.00001)", group: gRelay},
 	{name: "whitelistforcerelay", help: "Add 'forcerelay' permission to whitelisted peers with default permissions. (default: 0)", group: gRelay},
 	{name: "whitelistrelay", help: "Add 'relay' permission to whitelisted peers with default permissions. (default: 1)", group: gRelay},
 

@@ -33,7 +33,11 @@ const (
 	defaultBanThreshold     = 100
 	defaultUtxoCacheMiB     = 450
 	defaultSigCacheMaxSize  = 100000
-	defaultMinRelayTxFee    = 0.000001 // BTC/kvB, i.e. 100 sat/kvB (Bitcoin Core 30's default)
+	// defaultMinRelayTxFee and defaultIncrementalRelayFee are in BTC/kvB:
+	// 1000 sat/kvB, the defaults of the Bitcoin Core release Core's
+	// functional test suite targets (Core 30 lowered both to 100).
+	defaultMinRelayTxFee       = 0.00001
+	defaultIncrementalRelayFee = 0.00001
 	defaultMaxMempoolMB     = 300
 	defaultMempoolExpiryHrs = 336
 	defaultDataCarrierSize  = 100000 // Bitcoin Core 30: total OP_RETURN bytes per transaction
@@ -317,7 +321,7 @@ func DefaultConfig() Config {
 	cfg.MaxMempool = defaultMaxMempoolMB
 	cfg.MempoolExpiry = defaultMempoolExpiryHrs
 	cfg.DataCarrierSize = defaultDataCarrierSize
-	cfg.IncrementalRelayFee = 0.000001
+	cfg.IncrementalRelayFee = defaultIncrementalRelayFee
 	cfg.DustRelayFee = 0.00003
 	cfg.BytesPerSigOp = 20
 	cfg.LimitAncestorCount = 25

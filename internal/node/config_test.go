@@ -69,7 +69,7 @@ func TestDefaults(t *testing.T) {
 	check("BanThreshold", cfg.BanThreshold, uint32(100))
 	check("UtxoCacheMaxSizeMiB", cfg.UtxoCacheMaxSizeMiB, uint64(450))
 	check("SigCacheMaxSize", cfg.SigCacheMaxSize, uint(100000))
-	check("minRelayTxFeeSat", cfg.minRelayTxFeeSat, int64(100))
+	check("minRelayTxFeeSat", cfg.minRelayTxFeeSat, int64(1000))
 	check("MaxMempool", cfg.MaxMempool, uint64(300))
 	check("MempoolExpiry", cfg.MempoolExpiry, uint64(336))
 	check("DataCarrierSize", cfg.DataCarrierSize, uint32(100000))

@@ -128,7 +128,12 @@ func (cfg *Config) validateRPC() error {
 			cfg.RPCCookieFile = filepath.Join(cfg.DataDir, cfg.RPCCookieFile)
 		}
 	}
-	if (cfg.RPCUser == "") != (cfg.RPCPass == "") {
+	// bitcoind ignores -rpcuser without -rpcpassword (the cookie serves)
+	// and takes -rpcpassword alone with an empty user name.
+	if cfg.Bitcoind.Layout && cfg.RPCPass == "" {
+		cfg.RPCUser = ""
+	}
+	if (cfg.RPCUser == "") != (cfg.RPCPass == "") && !cfg.Bitcoind.Layout {
 		if cfg.RPCUser == "" {
 			return conflictf("--rpcpass: requires --rpcuser")
 		}

@@ -71,11 +71,22 @@ func Run(cfg *Config) error {
 	if cfg.Bitcoind.Layout {
 		program = "Bitcoin Core"
 	}
+	// The data directory and the blocks directory (which --blocksdir may
+	// put elsewhere) are each locked, as bitcoind does.
 	unlock, err := lockDataDir(cfg.DataDir, program)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	blocksDir := cfg.blockFilesDir
+	if blocksDir == "" {
+		blocksDir = filepath.Join(cfg.DataDir, "blocks")
+	}
+	unlockBlocks, err := lockDataDir(blocksDir, program)
+	if err != nil {
+		return err
+	}
+	defer unlockBlocks()
 	logToConsole.Store(!cfg.Bitcoind.NoConsole)
 	if cfg.logFile != "" {
 		if cfg.Bitcoind.Layout {

@@ -83,7 +83,7 @@ func TestMempoolPolicyReasons(t *testing.T) {
 			return tx
 		}},
 		{"too small", "tx-size-small", func() *wire.MsgTx {
-			return w.build([]mpCoin{in}, []wire.TxOut{{Value: in.value - 10_000, PkScript: []byte{0x6a}}})
+			return w.build([]mpCoin{in}, []wire.TxOut{{Value: 0, PkScript: []byte{0x6a}}})
 		}},
 		{"outputs above inputs", "bad-txns-in-belowout", func() *wire.MsgTx { return w.build([]mpCoin{in}, pay(in.value+1)) }},
 		{"fee above maxfeerate", "max-fee-exceeded", func() *wire.MsgTx { return w.build([]mpCoin{in}, pay(in.value/2)) }},
@@ -294,7 +294,8 @@ func TestMempoolEvictionSmallMaxMempool(t *testing.T) {
 	if minFee <= minRelay {
 		t.Fatalf("mempoolminfee %v not raised above minrelaytxfee %v", minFee, minRelay)
 	}
-	low := w.build([]mpCoin{coins[big]}, []wire.TxOut{{Value: coins[big].value - 20, PkScript: w.pkScript}})
+	// Above the relay floor, below the raised mempool minimum.
+	low := w.build([]mpCoin{coins[big]}, []wire.TxOut{{Value: coins[big].value - 300, PkScript: w.pkScript}})
 	wantReason(t, "below mempoolminfee", n.sendTx(t, low), "mempool min fee not met")
 }
 

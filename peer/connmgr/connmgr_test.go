@@ -436,3 +436,16 @@ func TestBlockRelayOnlyConnections(t *testing.T) {
 		t.Fatalf("%d block-relay-only, %d full-relay", br, full)
 	}
 }
+
+// TestWildcardListenAddrs: an empty host means one IPv4 and one
+// IPv6-only listener on the port (the split is checked without binding
+// every interface, which tests do not do).
+func TestWildcardListenAddrs(t *testing.T) {
+	v4, v6, ok := wildcardAddrs(":8333")
+	if !ok || v4 != "0.0.0.0:8333" || v6 != "[::]:8333" {
+		t.Fatalf("wildcardAddrs(:8333) = %q %q %v", v4, v6, ok)
+	}
+	if _, _, ok := wildcardAddrs("127.0.0.1:8333"); ok {
+		t.Fatal("a concrete host is not a wildcard")
+	}
+}

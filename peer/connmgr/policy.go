@@ -172,17 +172,43 @@ func NewDialer(cfg DialConfig) DialFunc {
 	}
 }
 
-// Listen opens a TCP listener on each address (host:port; an empty host
-// means every interface).
+// wildcardAddrs splits ":port" (every interface) into its IPv4 and IPv6
+// listen addresses.
+func wildcardAddrs(a string) (v4, v6 string, ok bool) {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil || host != "" {
+		return "", "", false
+	}
+	return net.JoinHostPort("0.0.0.0", port), net.JoinHostPort("::", port), true
+}
+
+// Listen opens a TCP listener on each address (host:port). An empty host
+// means every interface: as bitcoind, that is one IPv4 listener
+// (0.0.0.0) and one IPv6-only listener ([::]), the latter skipped when
+// the host has no IPv6.
 func Listen(addrs []string) ([]net.Listener, error) {
 	var out []net.Listener
+	fail := func(a string, err error) ([]net.Listener, error) {
+		for _, o := range out {
+			o.Close()
+		}
+		return nil, fmt.Errorf("listen on %s: %w", a, err)
+	}
 	for _, a := range addrs {
+		if v4, v6, ok := wildcardAddrs(a); ok {
+			l4, err := net.Listen("tcp4", v4)
+			if err != nil {
+				return fail(a, err)
+			}
+			out = append(out, l4)
+			if l6, err := listenV6Only(v6); err == nil {
+				out = append(out, l6)
+			}
+			continue
+		}
 		l, err := net.Listen("tcp", a)
 		if err != nil {
-			for _, o := range out {
-				o.Close()
-			}
-			return nil, fmt.Errorf("listen on %s: %w", a, err)
+			return fail(a, err)
 		}
 		out = append(out, l)
 	}
