@@ -126,7 +126,7 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 					return nil, err
 				}
 				if ft != "basic" {
-					return nil, NewError(ErrMisc, "Unknown filtertype")
+					return nil, NewError(ErrInvalidAddress, "Unknown filtertype")
 				}
 				return s.chain().BlockFilter(h, ft)
 			},

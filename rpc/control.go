@@ -26,6 +26,9 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(testMethods()...)
 	r.add(regtestNetMethods()...)
 	r.add(packageMethods()...)
+	r.add(signMethods()...)    // signrawtx.go
+	r.add(feeRawMethods()...)  // fees_raw.go
+	r.add(addPeerMethods()...) // addpeer.go
 	return r
 })
 
@@ -55,7 +58,9 @@ func controlMethods() []*Method {
 			Description: "Returns the total uptime of the server.",
 			Result:      "n    (numeric) The number of seconds that the server has been running",
 			Handler: func(s *Server, _ *Params) (any, error) {
-				return int64(clock.Since(s.cfg.StartTime) / time.Second), nil
+				// Whole seconds on both sides, as bitcoind's GetTime, so a
+				// mock time set n seconds ahead adds exactly n.
+				return clock.Unix() - s.cfg.StartTime.Unix(), nil
 			},
 		},
 		{
@@ -106,7 +111,7 @@ func controlMethods() []*Method {
 This node keeps no locked (mlock'd) key pool, so "locked" reports the Go
 heap instead: used = live heap bytes, free = idle heap bytes not returned to
 the OS, total = used + free, locked = 0, chunks_used = live heap objects,
-chunks_free = 0.`,
+chunks_free = free bytes in 8 KiB pages.`,
 			Args: []Arg{{Name: "mode", Type: ArgStr, Optional: true, Default: `"stats"`, Description: `determines what kind of information is returned. "stats" returns general statistics; "mallocinfo" is not available in this node`}},
 			Result: `{
   "locked" : {           (json object) Information about locked memory manager
@@ -200,6 +205,8 @@ func handleGetMemoryInfo(_ *Server, p *Params) (any, error) {
 			Free:       free,
 			Total:      ms.HeapAlloc + free,
 			ChunksUsed: ms.Mallocs - ms.Frees,
+			// Free heap in the runtime's 8 KiB pages.
+			ChunksFree: (free + 8191) / 8192,
 		}}, nil
 	case "mallocinfo":
 		return nil, NewError(ErrInvalidParam, "mallocinfo mode not available")

@@ -29,6 +29,7 @@ const (
 	DefaultMaxClients      = 10
 	DefaultMaxBatch        = 1000
 	DefaultRequestTimeout  = 10 * time.Minute
+	DefaultIdleTimeout     = 30 * time.Second
 	DefaultAuthFailDelay   = 250 * time.Millisecond
 	// cookieUser is the user name of cookie authentication, as bitcoind.
 	cookieUser = "__cookie__"
@@ -120,6 +121,9 @@ type Config struct {
 	MaxRequestBytes int64
 	// MaxBatch bounds the number of calls in a batch.
 	MaxBatch int
+	// IdleTimeout closes a keep-alive connection idle this long (default
+	// DefaultIdleTimeout, bitcoind's -rpcservertimeout).
+	IdleTimeout time.Duration
 	// RequestTimeout bounds the time to answer one HTTP request (default
 	// 10 minutes: gettxoutsetinfo or verifychain on mainnet are slow). A
 	// handler still running then keeps its client slot until it returns;
@@ -194,6 +198,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	if cfg.AuthFailDelay <= 0 {
 		cfg.AuthFailDelay = DefaultAuthFailDelay
@@ -360,8 +367,9 @@ func (s *Server) Start() error {
 		// Reading a maximal body over a slow link may take a while, but a
 		// client must not hold a request slot forever.
 		ReadTimeout: 5 * time.Minute,
-		// As bitcoind's -rpcservertimeout default.
-		IdleTimeout:    30 * time.Second,
+		// bitcoind's -rpcservertimeout: how long an idle keep-alive
+		// connection stays open.
+		IdleTimeout: s.cfg.IdleTimeout,
 		// Big enough that oversized requests reach ServeHTTP, which
 		// answers them 400 as bitcoind (Go would send 431).
 		MaxHeaderBytes: 4 * maxHeaderBytes,

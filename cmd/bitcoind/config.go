@@ -478,6 +478,9 @@ func applyRPC(a *args, cfg *node.Config) error {
 		cfg.RPCCookieFile = v
 	}
 	cfg.RPCNoCookie = a.isNegated("rpccookiefile")
+	if a.isSet("rpcservertimeout") {
+		cfg.RPCServerTimeout = max(a.getInt("rpcservertimeout", 30), 1)
+	}
 	if a.isSet("rpcthreads") || a.isSet("rpcworkqueue") {
 		n := max(a.getInt("rpcthreads", 16), 1) + max(a.getInt("rpcworkqueue", 64), 1)
 		cfg.RPCMaxClients = int(min(n, 10000))

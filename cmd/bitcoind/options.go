@@ -269,7 +269,7 @@ var options = []option{
 	{name: "rpccookieperms", arg: "<readable-by>", help: "Set permissions on the RPC auth cookie file (only owner is supported)", group: gHidden, disp: unsupported, off: "owner"},
 	{name: "rpcpassword", arg: "<pw>", help: "Password for JSON-RPC connections", group: gRPC},
 	{name: "rpcport", arg: "<port>", help: "Listen for JSON-RPC connections on <port> (default: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", group: gRPC, flags: networkOnly},
-	{name: "rpcservertimeout", arg: "<n>", help: "Timeout during HTTP requests (accepted; idle connections are closed after 30 s)", group: gRPC, flags: debugOnly, disp: output},
+	{name: "rpcservertimeout", arg: "<n>", help: "Timeout during HTTP requests (default: 30)", group: gRPC, flags: debugOnly},
 	{name: "rpcthreads", arg: "<n>", help: "Set the number of threads to service RPC calls (default: 16)", group: gRPC},
 	{name: "rpcuser", arg: "<user>", help: "Username for JSON-RPC connections", group: gRPC},
 	{name: "rpcwhitelist", arg: "<whitelist>", help: "Set a whitelist to filter incoming RPC calls for a specific user (not supported)", group: gHidden, disp: unsupported},

@@ -27,20 +27,20 @@ const (
 	defaultLogDirname     = "logs"
 	defaultLogFilename    = "btcd.log"
 
-	defaultLogLevel         = "info"
-	defaultMaxPeers         = 125
-	defaultBanDuration      = 24 * time.Hour
-	defaultBanThreshold     = 100
-	defaultUtxoCacheMiB     = 450
-	defaultSigCacheMaxSize  = 100000
+	defaultLogLevel        = "info"
+	defaultMaxPeers        = 125
+	defaultBanDuration     = 24 * time.Hour
+	defaultBanThreshold    = 100
+	defaultUtxoCacheMiB    = 450
+	defaultSigCacheMaxSize = 100000
 	// defaultMinRelayTxFee and defaultIncrementalRelayFee are in BTC/kvB:
 	// 1000 sat/kvB, the defaults of the Bitcoin Core release Core's
 	// functional test suite targets (Core 30 lowered both to 100).
 	defaultMinRelayTxFee       = 0.00001
 	defaultIncrementalRelayFee = 0.00001
-	defaultMaxMempoolMB     = 300
-	defaultMempoolExpiryHrs = 336
-	defaultDataCarrierSize  = 100000 // Bitcoin Core 30: total OP_RETURN bytes per transaction
+	defaultMaxMempoolMB        = 300
+	defaultMempoolExpiryHrs    = 336
+	defaultDataCarrierSize     = 100000 // Bitcoin Core 30: total OP_RETURN bytes per transaction
 
 	// minPruneMiB follows Bitcoin Core (MIN_DISK_SPACE_FOR_BLOCK_FILES):
 	// enough to keep the last 288 blocks for reorganizations.
@@ -164,17 +164,18 @@ type P2POptions struct {
 }
 
 type RPCOptions struct {
-	RPCListeners  []string `long:"rpclisten" description:"Add an interface/port to listen for RPC connections (default 127.0.0.1, port: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443); may be repeated"`
-	DisableRPC    bool     `long:"norpc" description:"Disable the built-in RPC server"`
-	RPCUser       string   `short:"u" long:"rpcuser" description:"Username for RPC connections"`
-	RPCPass       string   `short:"P" long:"rpcpass" default-mask:"-" description:"Password for RPC connections"`
-	DisableTLS    bool     `long:"notls" description:"Disable TLS for the RPC server (accepted for btcd compatibility: the RPC server speaks plain HTTP, so keep it on loopback)"`
-	REST          bool     `long:"rest" description:"Accept public REST requests (bitcoind's unauthenticated /rest/ interface, served on the RPC listeners)"`
-	RPCAuth       []string `long:"rpcauth" description:"Add an RPC user as bitcoind's USER:SALT$HASH (HASH is hex HMAC-SHA256 of the password keyed by SALT, as share/rpcauth/rpcauth.py makes); may be repeated"`
-	RPCCookieFile string   `long:"rpccookiefile" description:"Where to write the RPC cookie (relative to the network's data directory; default .cookie)"`
-	RPCNoCookie   bool     `long:"norpccookie" description:"Do not write an RPC cookie (then --rpcuser/--rpcpass or --rpcauth is the only way in)"`
-	RPCMaxClients int      `long:"rpcmaxclients" description:"Max number of RPC requests served at once; more wait for HTTP 503"`
-	RPCAllowIPs   []string `long:"rpcallowip" description:"Serve RPC clients from this IP or network (1.2.3.4, 1.2.3.0/24, 1.2.3.0/255.255.255.0, 0.0.0.0/0, ::/0) besides loopback; once given, clients from elsewhere are refused (bitcoind's -rpcallowip); may be repeated"`
+	RPCListeners     []string `long:"rpclisten" description:"Add an interface/port to listen for RPC connections (default 127.0.0.1, port: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443); may be repeated"`
+	DisableRPC       bool     `long:"norpc" description:"Disable the built-in RPC server"`
+	RPCUser          string   `short:"u" long:"rpcuser" description:"Username for RPC connections"`
+	RPCPass          string   `short:"P" long:"rpcpass" default-mask:"-" description:"Password for RPC connections"`
+	DisableTLS       bool     `long:"notls" description:"Disable TLS for the RPC server (accepted for btcd compatibility: the RPC server speaks plain HTTP, so keep it on loopback)"`
+	REST             bool     `long:"rest" description:"Accept public REST requests (bitcoind's unauthenticated /rest/ interface, served on the RPC listeners)"`
+	RPCAuth          []string `long:"rpcauth" description:"Add an RPC user as bitcoind's USER:SALT$HASH (HASH is hex HMAC-SHA256 of the password keyed by SALT, as share/rpcauth/rpcauth.py makes); may be repeated"`
+	RPCCookieFile    string   `long:"rpccookiefile" description:"Where to write the RPC cookie (relative to the network's data directory; default .cookie)"`
+	RPCNoCookie      bool     `long:"norpccookie" description:"Do not write an RPC cookie (then --rpcuser/--rpcpass or --rpcauth is the only way in)"`
+	RPCMaxClients    int      `long:"rpcmaxclients" description:"Max number of RPC requests served at once; more wait for HTTP 503"`
+	RPCServerTimeout int64    `long:"rpcservertimeout" description:"Seconds an idle RPC keep-alive connection stays open"`
+	RPCAllowIPs      []string `long:"rpcallowip" description:"Serve RPC clients from this IP or network (1.2.3.4, 1.2.3.0/24, 1.2.3.0/255.255.255.0, 0.0.0.0/0, ::/0) besides loopback; once given, clients from elsewhere are refused (bitcoind's -rpcallowip); may be repeated"`
 }
 
 type ChainOptions struct {

@@ -119,6 +119,9 @@ func (cfg *Config) validateRPC() error {
 		}
 		cfg.rpcAllowIPs = append(cfg.rpcAllowIPs, p)
 	}
+	if cfg.RPCServerTimeout < 0 {
+		return invalidf("--rpcservertimeout: must not be negative, got %d", cfg.RPCServerTimeout)
+	}
 	if cfg.RPCMaxClients < 0 {
 		return invalidf("--rpcmaxclients: must not be negative, got %d", cfg.RPCMaxClients)
 	}

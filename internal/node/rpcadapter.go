@@ -66,6 +66,7 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		RestrictClients: cfg.Bitcoind.Layout || len(cfg.rpcAllowIPs) > 0,
 		AllowIPs:        cfg.rpcAllowIPs,
 		MaxClients:      cfg.RPCMaxClients,
+		IdleTimeout:     time.Duration(min(cfg.RPCServerTimeout, 1<<30)) * time.Second,
 		DataDir:         cfg.DataDir,
 		Net:             rpcNetParams(cfg.netName),
 		Backend:         backend,
@@ -291,6 +292,7 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 		TxPrevOuts:       s.txPrevOuts,
 		IndexInfo:        s.indexInfo,
 		ScanUTXOs:        s.scanUTXOs, // rpcadapter_scan.go
+		Coins:            s.rpcCoins,  // rpcadapter_coins.go
 	}
 }
 
@@ -439,11 +441,12 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 			}
 			return txid, nil
 		},
-		TestAccept:    s.testAccept,    // rpcadapter_mempool.go
-		SubmitPackage: s.submitPackage, // rpcadapter_mempool.go
-		Prioritise:    s.prioritise,    // rpcadapter_mempool.go
-		Prioritised:   s.prioritised,   // rpcadapter_mempool.go
-		Orphans:       s.orphans,       // rpcadapter_mempool.go
+		TestAccept:     s.testAccept,     // rpcadapter_mempool.go
+		SubmitPackage:  s.submitPackage,  // rpcadapter_mempool.go
+		Prioritise:     s.prioritise,     // rpcadapter_mempool.go
+		Prioritised:    s.prioritised,    // rpcadapter_mempool.go
+		Orphans:        s.orphans,        // rpcadapter_mempool.go
+		EstimateRawFee: s.estimateRawFee, // rpcadapter_fees.go
 		EstimateSmartFee: func(target int64, mode string) (*rpc.EstimateSmartFeeResult, error) {
 			rate, blocks := p.EstimateSmartFee(int(target), mode == "conservative")
 			if rate <= 0 {
@@ -514,6 +517,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 		NodeAddresses:    s.nodeAddresses,
 		AddedNodeInfo:    s.addedNodeInfo,
 		AddConnection:    s.addConnection,
+		AddPeerAddress:   s.addPeerAddress, // rpcadapter_addpeer.go
 		AddNode: func(node, command string, _ bool) error {
 			addr := normalizePeerAddr(node, s.cfg.params.DefaultPort)
 			switch command {

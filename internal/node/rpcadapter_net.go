@@ -96,9 +96,8 @@ func (s *server) newNetState() *netState {
 }
 
 // netTotals answers getnettotals: the traffic of connected peers plus
-// that of peers that completed their handshake and left. There is no
-// upload target (-maxuploadtarget), so it reports none, as bitcoind does
-// by default.
+// that of peers that completed their handshake and left, and the
+// --maxuploadtarget state.
 func (s *server) netTotals(ns *netState) (*rpc.NetTotals, error) {
 	live := s.peerList()
 	ns.mu.Lock()
@@ -119,7 +118,7 @@ func (s *server) netTotals(ns *netState) (*rpc.NetTotals, error) {
 		TotalBytesRecv: recv,
 		TotalBytesSent: sent,
 		TimeMillis:     clock.Now().UnixMilli(),
-		UploadTarget:   rpc.UploadTarget{TimeFrame: 86400, ServeHistoricalBlocks: true},
+		UploadTarget:   s.upload.status(),
 	}, nil
 }
 

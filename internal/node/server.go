@@ -77,6 +77,7 @@ type server struct {
 	discovery localDiscovery // rpcadapter_net.go
 	net       *netState      // setnetworkactive and traffic totals (rpcadapter_net.go)
 	sched     *scheduler     // periodic chores (maintenance)
+	upload    *uploadTarget  // --maxuploadtarget accounting (uploadtarget.go)
 	// mempoolLoaded is set once block import and mempool.dat are done.
 	mempoolLoaded atomic.Bool
 	// evictKey salts network groups for eviction so outsiders cannot
@@ -120,6 +121,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 		oneShot:   make(map[uint64]peer.ConnType),
 		startTime: time.Now(),
 		sched:     newScheduler(),
+		upload:    &uploadTarget{limit: cfg.maxUploadBytes},
 	}
 	rand.Read(s.evictKey[:])
 	defer func() {
@@ -169,6 +171,13 @@ func newServer(cfg *Config) (_ *server, err error) {
 	}
 	if cfg.PeerBlockFilters {
 		syncCfg.Filters = s.filters
+	}
+	if cfg.maxUploadBytes > 0 {
+		syncCfg.RefuseHistoricalBlock = func(blockTime int64) bool {
+			best, _ := s.chain.BestHeader()
+			h, _, _ := s.chain.HeaderByHash(&best)
+			return s.upload.refuseBlock(blockTime, int64(h.Timestamp))
+		}
 	}
 	if s.metrics != nil {
 		syncCfg.OnBlockProcessed = s.metrics.BlockValidated
@@ -415,6 +424,14 @@ func (s *server) newPeerLayer() error {
 		Log:              peerLog,
 	}
 	s.sync.SetListeners(&s.peerCfg.Listeners)
+	if prev := s.peerCfg.Listeners.OnWrite; cfg.maxUploadBytes > 0 {
+		s.peerCfg.Listeners.OnWrite = func(p *peer.Peer, n int, cmd string, err error) {
+			s.upload.record(n)
+			if prev != nil {
+				prev(p, n, cmd, err)
+			}
+		}
+	}
 	s.hookPeerMetrics(&s.peerCfg.Listeners)
 	s.peerCfg.Listeners.OnVerAck = func(p *peer.Peer) {
 		if na, ok := p.NetAddress(); ok && !p.Inbound() {

@@ -77,6 +77,11 @@ type Config struct {
 	// OnBlockProcessed, when set, is told how long each new block
 	// downloaded from a peer took to validate (metrics).
 	OnBlockProcessed func(d time.Duration)
+	// RefuseHistoricalBlock, when set, reports that a block with the
+	// given timestamp must not be served (--maxuploadtarget's historical
+	// limit reached); the requesting peer, unless it has the download
+	// permission, is then disconnected, as in Core.
+	RefuseHistoricalBlock func(blockTime int64) bool
 	// OnTxRejected, when set, is told why the mempool refused a relayed
 	// transaction (metrics).
 	OnTxRejected func(err error)

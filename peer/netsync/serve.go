@@ -176,6 +176,17 @@ func (m *Manager) onGetHeaders(p *peer.Peer, msg *wire.MsgGetHeaders) {
 	p.QueueMessageWait(&wire.MsgHeaders{Headers: headers}, wire.WitnessEncoding)
 }
 
+// historicalLimitReached reports whether serving block h to p would break
+// --maxuploadtarget: the block is historical and p lacks the download
+// permission.
+func (m *Manager) historicalLimitReached(p *peer.Peer, h *wire.Hash) bool {
+	if m.cfg.RefuseHistoricalBlock == nil || p.HasPermission(peer.PermDownload) {
+		return false
+	}
+	st, ok := m.chain.LookupBlock(h)
+	return ok && m.cfg.RefuseHistoricalBlock(int64(st.Header.Timestamp))
+}
+
 // staleRelayAgeLimit is how old, in time and in work, a block off the
 // main chain may be and still be served (Core's STALE_RELAY_AGE_LIMIT).
 const staleRelayAgeLimit = 30 * 24 * time.Hour
@@ -262,6 +273,11 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 				// forks cannot be used to fingerprint the node.
 				m.log.Debugf("ignoring request from peer=%d for old block that isn't in the main chain", p.ID())
 				continue
+			}
+			if m.historicalLimitReached(p, &iv.Hash) {
+				m.log.Debugf("historical block serving limit reached, disconnecting peer=%d", p.ID())
+				p.Disconnect()
+				return
 			}
 			if enc == wire.WitnessEncoding {
 				if raw == nil {
