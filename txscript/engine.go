@@ -265,6 +265,11 @@ func (e *Engine) verifyWitnessProgram(witness [][]byte, ver int, prog []byte, is
 			return ErrDiscourageUpgradableTaprootVersion
 		}
 		return nil
+	case ver == 1 && !isP2SH && len(prog) == 2 && prog[0] == 0x4e && prog[1] == 0x73:
+		// Pay-to-anchor (BIP 433) is spendable by anyone and is exempt
+		// from the upgradable-witness-program policy so that anchors can
+		// be spent in relayed transactions.
+		return nil
 	}
 	if e.flags&ScriptVerifyDiscourageUpgradableWitnessProgram != 0 {
 		return ErrDiscourageUpgradableWitnessProgram

@@ -277,3 +277,26 @@ func TestFindAndDelete(t *testing.T) {
 		}
 	}
 }
+
+// TestPayToAnchorPolicy pins BIP 433: a bare pay-to-anchor output is
+// spendable under standard flags, while other short v1 programs and the
+// same program wrapped in P2SH stay discouraged.
+func TestPayToAnchorPolicy(t *testing.T) {
+	spend := func(pk, sigScript []byte) error {
+		tx := &wire.MsgTx{Version: 2, TxIn: []wire.TxIn{{SignatureScript: sigScript, Sequence: 0xffffffff}},
+			TxOut: []wire.TxOut{{Value: 0, PkScript: []byte{OP_RETURN}}}}
+		return VerifyInput(tx, 0, &wire.TxOut{Value: 240, PkScript: pk}, StandardVerifyFlags, nil, nil)
+	}
+	anchor := []byte{OP_1, 0x02, 0x4e, 0x73}
+	if err := spend(anchor, nil); err != nil {
+		t.Fatalf("pay-to-anchor spend: %v", err)
+	}
+	if err := spend([]byte{OP_1, 0x02, 0x4e, 0x74}, nil); !errors.Is(err, ErrDiscourageUpgradableWitnessProgram) {
+		t.Fatalf("other v1 2-byte program: %v", err)
+	}
+	h := Hash160(anchor)
+	p2sh := append(append([]byte{OP_HASH160, 0x14}, h[:]...), OP_EQUAL)
+	if err := spend(p2sh, append([]byte{byte(len(anchor))}, anchor...)); !errors.Is(err, ErrDiscourageUpgradableWitnessProgram) {
+		t.Fatalf("P2SH-wrapped anchor: %v", err)
+	}
+}
