@@ -81,6 +81,7 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock, flags BehaviorFlags) (Pr
 		// a transaction list that merely hashes to the header's merkle
 		// root (e.g. 64-byte transactions posing as inner nodes) is not
 		// necessarily the block the header commits to.
+		logAcceptFailed(err)
 		return ProcessResult{}, err
 	}
 	if b.index.lookup(&block.Header.PrevBlock) == nil {
@@ -101,6 +102,7 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock, flags BehaviorFlags) (Pr
 func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash, flags BehaviorFlags) (*blockNode, error) {
 	n, err := b.acceptHeader(&block.Header, hash)
 	if err != nil {
+		logAcceptFailed(err)
 		return nil, err
 	}
 	if b.lowWork.lookup(&hash) == n {
@@ -118,6 +120,10 @@ func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash,
 		}
 	}
 	if err := b.acceptBlock(n, block); err != nil {
+		if errIsRule(err) {
+			log.Errorf("AcceptBlock: %s", stateString(err))
+		}
+		logAcceptFailed(err)
 		return n, err
 	}
 	b.connectErrs = nil
@@ -131,6 +137,12 @@ func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash,
 		return n, ruleError(ErrBadPrevBlock, "an ancestor of the block is invalid")
 	}
 	return n, nil
+}
+
+// logAcceptFailed logs a block refused before it was stored, in the words
+// of Core's ProcessNewBlock, which Core's tests look for.
+func logAcceptFailed(err error) {
+	log.Errorf("ProcessNewBlock: AcceptBlock FAILED (%s)", stateString(err))
 }
 
 // processOrphans connects orphans waiting for hash, and theirs in turn.
@@ -180,7 +192,8 @@ func (b *BlockChain) lastCheckpointInIndex() *blockNode {
 func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNode, error) {
 	if n := b.index.lookup(&hash); n != nil {
 		if n.status&statusInvalid != 0 {
-			return n, ruleError(ErrDuplicateInvalid, "block %v is known to be invalid", hash)
+			log.Debugf("AcceptBlockHeader: block %v is marked invalid", hash)
+			return n, ruleReason(ErrDuplicateInvalid)
 		}
 		return n, nil
 	}
@@ -188,6 +201,7 @@ func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNo
 		return n, nil
 	}
 	if err := CheckProofOfWork(&hash, h.Bits, b.params.PowLimit); err != nil {
+		log.Debugf("AcceptBlockHeader: Consensus::CheckBlockHeader: %v, %s", hash, stateString(err))
 		return nil, err
 	}
 	parent := b.index.lookup(&h.PrevBlock)
@@ -195,10 +209,12 @@ func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNo
 		parent = b.lowWork.lookup(&h.PrevBlock)
 	}
 	if parent == nil {
-		return nil, ruleError(ErrPrevBlockNotFound, "parent %v of %v not found", h.PrevBlock, hash)
+		log.Debugf("header %v has prev block not found: %v", hash, h.PrevBlock)
+		return nil, ruleReason(ErrPrevBlockNotFound)
 	}
 	if parent.status&statusInvalid != 0 {
-		return nil, ruleError(ErrBadPrevBlock, "parent %v of %v is invalid", h.PrevBlock, hash)
+		log.Debugf("header %v has prev block invalid: %v", hash, h.PrevBlock)
+		return nil, ruleReason(ErrBadPrevBlock)
 	}
 	height := parent.height + 1
 	for i := range b.checkpoints {
@@ -217,6 +233,9 @@ func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNo
 		Now:          b.now(),
 	}
 	if err := CheckHeaderContext(b.params, h, &ctx); err != nil {
+		// Core's feature_cltv.py and feature_dersig.py look for
+		// "<hash>, bad-version(0x...)" here.
+		log.Debugf("AcceptBlockHeader: Consensus::ContextualCheckBlockHeader: %v, %s", hash, stateString(err))
 		return nil, err
 	}
 	n := newBlockNode(h, hash, parent)

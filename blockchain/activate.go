@@ -2,6 +2,9 @@ package blockchain
 
 import (
 	"fmt"
+	"math"
+	"math/big"
+	"time"
 
 	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/wire"
@@ -109,8 +112,11 @@ func (b *BlockChain) activateBestChain() error {
 					b.connectErrs = make(map[*blockNode]error)
 				}
 				b.connectErrs[x] = err
-				log.Infof("Block %v (height %d) is invalid: %v", x.hash, x.height, err)
+				// Core's words, which its tests look for.
+				log.Infof("Block validation error: %s", stateString(err))
+				log.Errorf("ConnectTip: ConnectBlock %v failed, %s", x.hash, stateString(err))
 				b.markInvalid(x)
+				b.logInvalidChain(x)
 				break
 			}
 		}
@@ -325,3 +331,22 @@ func (b *BlockChain) replayBlocks(hb database.HeadBlocks) error {
 	b.chain.setTip(newTip)
 	return b.cache.Flush(newTip.hash, newTip.height)
 }
+
+// logInvalidChain logs a newly invalid block and the tip, as Core's
+// InvalidChainFound does.
+func (b *BlockChain) logInvalidChain(n *blockNode) {
+	tip := b.chain.tip()
+	log.Infof("InvalidChainFound: invalid block=%v  height=%d  log2_work=%.6f  date=%s",
+		n.hash, n.height, log2Work(n.workSum.Big()), isoDate(int64(n.timestamp)))
+	log.Infof("InvalidChainFound:  current best=%v  height=%d  log2_work=%.6f  date=%s",
+		tip.hash, tip.height, log2Work(tip.workSum.Big()), isoDate(int64(tip.timestamp)))
+}
+
+// log2Work is log2 of a chain's work, as Core's log lines show it.
+func log2Work(w *big.Int) float64 {
+	f, _ := new(big.Float).SetInt(w).Float64()
+	return math.Log2(f)
+}
+
+// isoDate formats Unix seconds as Core's FormatISO8601DateTime.
+func isoDate(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02T15:04:05Z") }

@@ -35,10 +35,10 @@ func CheckBlockSanity(b *wire.MsgBlock, powLimit *big.Int) error {
 func checkBlockBody(b *wire.MsgBlock) error {
 	root, mutated := b.MerkleRoot()
 	if root != b.Header.MerkleRoot {
-		return ruleError(ErrBadMerkleRoot, "merkle root %v, header says %v", root, b.Header.MerkleRoot)
+		return ruleError(ErrBadMerkleRoot, "hashMerkleRoot mismatch")
 	}
 	if mutated {
-		return ruleError(ErrTxnsDuplicate, "duplicate transaction in the merkle tree")
+		return ruleError(ErrTxnsDuplicate, "duplicate transaction")
 	}
 	n := len(b.Transactions)
 	if n == 0 || n*wire.WitnessScaleFactor > wire.MaxBlockWeight ||
@@ -46,17 +46,17 @@ func checkBlockBody(b *wire.MsgBlock) error {
 		return ruleError(ErrBadBlockLength, "size limits failed")
 	}
 	if !b.Transactions[0].IsCoinBase() {
-		return ruleError(ErrBadCoinbaseMissing, "first transaction is not a coinbase")
+		return ruleError(ErrBadCoinbaseMissing, "first tx is not coinbase")
 	}
 	for i := 1; i < n; i++ {
 		if b.Transactions[i].IsCoinBase() {
-			return ruleError(ErrBadCoinbaseMultiple, "transaction %d is a second coinbase", i)
+			return ruleError(ErrBadCoinbaseMultiple, "more than one coinbase")
 		}
 	}
 	for i, tx := range b.Transactions {
 		if err := CheckTransaction(tx); err != nil {
 			re := err.(*RuleError)
-			re.Desc = "transaction " + b.TxHashes()[i].String() + ": " + re.Desc
+			re.Desc = "Transaction check failed (tx hash " + b.TxHashes()[i].String() + ") " + re.Desc
 			return re
 		}
 	}
@@ -65,7 +65,7 @@ func checkBlockBody(b *wire.MsgBlock) error {
 		sigops += LegacySigOps(tx)
 	}
 	if sigops*wire.WitnessScaleFactor > MaxBlockSigOpsCost {
-		return ruleError(ErrBadBlockSigOps, "legacy sigop count %d", sigops)
+		return ruleError(ErrBadBlockSigOps, "out-of-bounds SigOpCount")
 	}
 	return nil
 }
@@ -87,23 +87,23 @@ type HeaderContext struct {
 // BIP34, BIP66 and BIP65 are active.
 func CheckHeaderContext(p *chaincfg.Params, h *wire.BlockHeader, c *HeaderContext) error {
 	if h.Bits != c.RequiredBits {
-		return ruleError(ErrBadDiffBits, "block bits %08x, expected %08x", h.Bits, c.RequiredBits)
+		return ruleError(ErrBadDiffBits, "incorrect proof of work")
 	}
 	t := int64(h.Timestamp)
 	if t <= c.PrevMTP {
-		return ruleError(ErrTimeTooOld, "timestamp %d not after median time past %d", t, c.PrevMTP)
+		return ruleError(ErrTimeTooOld, "block's timestamp is too early")
 	}
 	if p.EnforceBIP94 && c.Height%p.DifficultyAdjustmentInterval() == 0 && t < c.PrevTime-maxTimewarp {
-		return ruleError(ErrTimewarpAttack, "timestamp %d more than %d s before parent's %d", t, maxTimewarp, c.PrevTime)
+		return ruleError(ErrTimewarpAttack, "block's timestamp is too early on diff adjustment block")
 	}
 	if t > c.Now+MaxFutureBlockTime {
-		return ruleError(ErrTimeTooNew, "timestamp %d more than two hours after %d", t, c.Now)
+		return ruleError(ErrTimeTooNew, "block timestamp too far in the future")
 	}
 	if (h.Version < 2 && c.Height >= p.BIP34Height) ||
 		(h.Version < 3 && c.Height >= p.BIP66Height) ||
 		(h.Version < 4 && c.Height >= p.BIP65Height) {
 		reason := "bad-version(0x" + hex8(uint32(h.Version)) + ")"
-		return ruleErrorReason(ErrBadVersion, reason, "version %d rejected at height %d", h.Version, c.Height)
+		return ruleErrorReason(ErrBadVersion, reason, "rejected nVersion=0x%s block", hex8(uint32(h.Version)))
 	}
 	return nil
 }
@@ -128,9 +128,9 @@ func CheckBlockContext(p *chaincfg.Params, b *wire.MsgBlock, height int32, prevM
 	if height >= p.CSVHeight {
 		cutoff = prevMTP
 	}
-	for i, tx := range b.Transactions {
+	for _, tx := range b.Transactions {
 		if !IsFinalTx(tx, height, cutoff) {
-			return ruleError(ErrBadTxnsNonFinal, "transaction %d is not final", i)
+			return ruleError(ErrBadTxnsNonFinal, "non-final transaction")
 		}
 	}
 	if height >= p.BIP34Height && len(b.Transactions) > 0 {
@@ -142,7 +142,7 @@ func CheckBlockContext(p *chaincfg.Params, b *wire.MsgBlock, height int32, prevM
 		return err
 	}
 	if w := b.Weight(); w > wire.MaxBlockWeight {
-		return ruleError(ErrBadBlockWeight, "weight %d", w)
+		return ruleError(ErrBadBlockWeight, "ContextualCheckBlock : weight limit failed")
 	}
 	return nil
 }

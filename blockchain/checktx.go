@@ -25,28 +25,29 @@ const dupCheckLinearMax = 16
 // (Core's CheckTransaction): inputs and outputs present, stripped size
 // within the block limit, output values in range, no duplicate inputs, a
 // coinbase script of 2 to 100 bytes, no null prevout in a non-coinbase.
+// As in Core, the failures carry no debug text beyond the reason.
 func CheckTransaction(tx *wire.MsgTx) error {
 	if len(tx.TxIn) == 0 {
-		return ruleError(ErrTxVinEmpty, "transaction has no inputs")
+		return ruleReason(ErrTxVinEmpty)
 	}
 	if len(tx.TxOut) == 0 {
-		return ruleError(ErrTxVoutEmpty, "transaction has no outputs")
+		return ruleReason(ErrTxVoutEmpty)
 	}
 	if tx.SerializeSizeStripped()*wire.WitnessScaleFactor > wire.MaxBlockWeight {
-		return ruleError(ErrTxOversize, "stripped size %d too large", tx.SerializeSizeStripped())
+		return ruleReason(ErrTxOversize)
 	}
 	var total int64
 	for i := range tx.TxOut {
 		v := tx.TxOut[i].Value
 		if v < 0 {
-			return ruleError(ErrTxVoutNegative, "output %d value %d", i, v)
+			return ruleReason(ErrTxVoutNegative)
 		}
 		if v > MaxMoney {
-			return ruleError(ErrTxVoutTooLarge, "output %d value %d", i, v)
+			return ruleReason(ErrTxVoutTooLarge)
 		}
 		total += v
 		if !MoneyRange(total) {
-			return ruleError(ErrTxOutTotalTooLarge, "outputs total %d", total)
+			return ruleReason(ErrTxOutTotalTooLarge)
 		}
 	}
 	if err := checkDuplicateInputs(tx); err != nil {
@@ -54,14 +55,14 @@ func CheckTransaction(tx *wire.MsgTx) error {
 	}
 	if tx.IsCoinBase() {
 		if l := len(tx.TxIn[0].SignatureScript); l < 2 || l > 100 {
-			return ruleError(ErrTxBadCoinbaseLength, "coinbase script of %d bytes", l)
+			return ruleReason(ErrTxBadCoinbaseLength)
 		}
 		return nil
 	}
 	for i := range tx.TxIn {
 		op := &tx.TxIn[i].PreviousOutPoint
 		if op.Index == wire.MaxPrevOutIndex && op.Hash == (wire.Hash{}) {
-			return ruleError(ErrTxPrevOutNull, "input %d spends the null outpoint", i)
+			return ruleReason(ErrTxPrevOutNull)
 		}
 	}
 	return nil
@@ -73,7 +74,7 @@ func checkDuplicateInputs(tx *wire.MsgTx) error {
 		for i := 1; i < len(ins); i++ {
 			for j := 0; j < i; j++ {
 				if ins[i].PreviousOutPoint == ins[j].PreviousOutPoint {
-					return ruleError(ErrTxInputsDuplicate, "input %d repeats input %d", i, j)
+					return ruleReason(ErrTxInputsDuplicate)
 				}
 			}
 		}
@@ -83,7 +84,7 @@ func checkDuplicateInputs(tx *wire.MsgTx) error {
 	for i := range ins {
 		op := ins[i].PreviousOutPoint
 		if _, ok := seen[op]; ok {
-			return ruleError(ErrTxInputsDuplicate, "input %d spends %v twice", i, op)
+			return ruleReason(ErrTxInputsDuplicate)
 		}
 		seen[op] = struct{}{}
 	}
@@ -100,12 +101,11 @@ func CheckTxInputs(tx *wire.MsgTx, coins []database.UtxoEntry, spendHeight, coin
 	for i := range coins {
 		c := &coins[i]
 		if c.IsCoinBase && spendHeight-c.Height < coinbaseMaturity {
-			return 0, ruleError(ErrTxPrematureCoinbase,
-				"input %d spends a coinbase of height %d at height %d", i, c.Height, spendHeight)
+			return 0, ruleError(ErrTxPrematureCoinbase, "tried to spend coinbase at depth %d", spendHeight-c.Height)
 		}
 		in += c.Amount
 		if !MoneyRange(c.Amount) || !MoneyRange(in) {
-			return 0, ruleError(ErrTxInputValuesRange, "input %d value %d, total %d", i, c.Amount, in)
+			return 0, ruleReason(ErrTxInputValuesRange)
 		}
 	}
 	var out int64
@@ -113,11 +113,11 @@ func CheckTxInputs(tx *wire.MsgTx, coins []database.UtxoEntry, spendHeight, coin
 		out += tx.TxOut[i].Value
 	}
 	if in < out {
-		return 0, ruleError(ErrTxInBelowOut, "inputs %d below outputs %d", in, out)
+		return 0, ruleError(ErrTxInBelowOut, "value in (%s) < value out (%s)", formatMoney(in), formatMoney(out))
 	}
 	fee := in - out
 	if !MoneyRange(fee) {
-		return 0, ruleError(ErrTxFeeOutOfRange, "fee %d", fee)
+		return 0, ruleReason(ErrTxFeeOutOfRange)
 	}
 	return fee, nil
 }

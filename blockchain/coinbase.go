@@ -52,7 +52,7 @@ func CheckCoinbaseHeight(coinbase *wire.MsgTx, height int32) error {
 	var buf [8]byte
 	want := AppendHeightScript(buf[:0], height)
 	if !bytes.HasPrefix(coinbase.TxIn[0].SignatureScript, want) {
-		return ruleError(ErrBadCoinbaseHeight, "coinbase does not start with height %d", height)
+		return ruleError(ErrBadCoinbaseHeight, "block height mismatch in coinbase")
 	}
 	return nil
 }
@@ -100,19 +100,19 @@ func CheckWitnessCommitment(b *wire.MsgBlock, segwitActive bool) error {
 		if idx := WitnessCommitmentIndex(cb); idx >= 0 && len(cb.TxIn) > 0 {
 			w := cb.TxIn[0].Witness
 			if len(w) != 1 || len(w[0]) != 32 {
-				return ruleError(ErrBadWitnessNonceSize, "coinbase witness is not one 32-byte nonce")
+				return ruleError(ErrBadWitnessNonceSize, "CheckWitnessMalleation : invalid witness reserved value size")
 			}
 			root := b.WitnessMerkleRoot()
 			c := WitnessCommitment(&root, w[0])
 			if !bytes.Equal(c[:], cb.TxOut[idx].PkScript[6:38]) {
-				return ruleError(ErrBadWitnessMerkle, "witness commitment %x does not match", cb.TxOut[idx].PkScript[6:38])
+				return ruleError(ErrBadWitnessMerkle, "CheckWitnessMalleation : witness merkle commitment mismatch")
 			}
 			return nil
 		}
 	}
-	for i, tx := range b.Transactions {
+	for _, tx := range b.Transactions {
 		if tx.HasWitness() {
-			return ruleError(ErrUnexpectedWitness, "transaction %d has witness data but the block commits to none", i)
+			return ruleError(ErrUnexpectedWitness, "CheckWitnessMalleation : unexpected witness data found")
 		}
 	}
 	return nil

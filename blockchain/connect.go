@@ -184,19 +184,19 @@ txLoop:
 					return err
 				}
 				if !ok {
-					ruleErr = ruleError(ErrBadTxnsMissingInputs, "input %v:%d of %v", op.Hash, op.Index, txids[i])
+					ruleErr = ruleError(ErrBadTxnsMissingInputs, "CheckTxInputs: inputs missing/spent in transaction %v", txids[i])
 					break txLoop
 				}
 				spentIns++
 			}
 			fee, err := CheckTxInputs(tx, cs, height, p.CoinbaseMaturity)
 			if err != nil {
-				ruleErr = err
+				ruleErr = inTransaction(err, txids[i])
 				break txLoop
 			}
 			fees += fee
 			if !MoneyRange(fees) {
-				ruleErr = ruleError(ErrBadTxnsAccumFee, "fees %d", fees)
+				ruleErr = ruleError(ErrBadTxnsAccumFee, "accumulated fee in the block out of range")
 				break txLoop
 			}
 			if csv && tx.Version >= 2 {
@@ -209,7 +209,7 @@ txLoop:
 				}
 				lock := CalcSequenceLock(tx, hs, true, mtpBefore)
 				if !lock.Satisfied(height, prevMTP) {
-					ruleErr = ruleError(ErrBadTxnsNonFinal, "transaction %v is BIP68-locked", txids[i])
+					ruleErr = ruleError(ErrBadTxnsNonFinal, "contains a non-BIP68-final transaction")
 					break txLoop
 				}
 			}
@@ -229,7 +229,7 @@ txLoop:
 			sigopCost += LegacySigOps(tx) * wire.WitnessScaleFactor
 		}
 		if sigopCost > MaxBlockSigOpsCost {
-			ruleErr = ruleError(ErrBadBlockSigOps, "sigop cost %d", sigopCost)
+			ruleErr = ruleError(ErrBadBlockSigOps, "too many sigops")
 			// The inputs are spent but the outputs not yet added.
 			break txLoop
 		}
@@ -251,7 +251,7 @@ txLoop:
 			out += txs[0].TxOut[i].Value
 		}
 		if out > reward {
-			ruleErr = ruleError(ErrBadCoinbaseAmount, "coinbase pays %d, limit %d", out, reward)
+			ruleErr = ruleError(ErrBadCoinbaseAmount, "coinbase pays too much (actual=%d vs limit=%d)", out, reward)
 		}
 	}
 	if ruleErr != nil {
@@ -290,7 +290,7 @@ func (b *BlockChain) checkBIP30(block *wire.MsgBlock, txids []wire.Hash) error {
 	}
 	for i := range s.outCoins {
 		if !s.outCoins[i].Missing {
-			return ruleError(ErrBadTxnsBIP30, "output %v would overwrite an unspent output", s.outOps[i])
+			return ruleError(ErrBadTxnsBIP30, "tried to overwrite transaction")
 		}
 	}
 	return nil

@@ -1,7 +1,11 @@
 package blockchain
 
 import (
+	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/btcnode/btcd/wire"
 )
 
 // ErrorKind names one consensus rule. Its value is the short reject reason
@@ -116,6 +120,52 @@ func (e *RuleError) IsMutation() bool { return e.Kind.isMutation() }
 
 func ruleError(kind ErrorKind, format string, args ...any) *RuleError {
 	return &RuleError{Kind: kind, Reason: string(kind), Desc: fmt.Sprintf(format, args...)}
+}
+
+// ruleReason is a rule failure with no debug text, as most of Core's
+// transaction rules report.
+func ruleReason(kind ErrorKind) *RuleError {
+	return &RuleError{Kind: kind, Reason: string(kind)}
+}
+
+// stateString renders a failure as Core's ValidationState::ToString does
+// in its log lines: the reason, then ", " and the debug text if any.
+func stateString(err error) string {
+	var re *RuleError
+	if !errors.As(err, &re) {
+		return err.Error()
+	}
+	if re.Desc == "" {
+		return re.Reason
+	}
+	return re.Reason + ", " + re.Desc
+}
+
+// inTransaction adds the transaction to a transaction rule's failure
+// inside a block, as Core's ConnectBlock words it.
+func inTransaction(err error, txid wire.Hash) error {
+	var re *RuleError
+	if !errors.As(err, &re) {
+		return err
+	}
+	c := *re
+	c.Desc += " in transaction " + txid.String()
+	return &c
+}
+
+// formatMoney renders satoshis as Core's FormatMoney: whole coins, then
+// at least two and at most eight decimals.
+func formatMoney(v int64) string {
+	sign := ""
+	u := uint64(v)
+	if v < 0 {
+		sign, u = "-", uint64(-v)
+	}
+	s := fmt.Sprintf("%s%d.%08d", sign, u/1e8, u%1e8)
+	for i := 0; i < 6 && strings.HasSuffix(s, "0"); i++ {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // ruleErrorReason is ruleError with a reason that differs from the kind,

@@ -160,14 +160,14 @@ func hashAboveTarget(h *wire.Hash, tb *[32]byte) bool {
 // CheckProofOfWork checks that bits encodes a valid target no easier than
 // powLimit and that hash does not exceed it, as Core's CheckProofOfWork
 // does; Core reports both failures as "high-hash" from CheckBlockHeader,
-// and so does this function, keeping the detail in Desc.
+// with the same debug text, and so does this function.
 func CheckProofOfWork(hash *wire.Hash, bits uint32, powLimit *big.Int) error {
 	c := lookupBits(bits, powLimit)
 	if !c.targetOK {
-		return ruleError(ErrHighHash, "target bits %08x invalid or above the limit", bits)
+		return ruleError(ErrHighHash, "proof of work failed")
 	}
 	if hashAboveTarget(hash, &c.target) {
-		return ruleError(ErrHighHash, "hash %v above target %x", hash, c.target)
+		return ruleError(ErrHighHash, "proof of work failed")
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package blockchain
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -136,8 +137,10 @@ func scriptError(tx *wire.MsgTx, idx int, err error) error {
 	return &RuleError{
 		Kind:   ErrScriptVerifyMandatory,
 		Reason: string(ErrScriptVerifyMandatory) + " (" + msg + ")",
-		Desc:   "input " + tx.TxHash().String() + ":" + itoa(idx),
-		Err:    err,
+		// Core's debug text for a failed script check.
+		Desc: fmt.Sprintf("input %d of %v (wtxid %v), spending %v:%d", idx, tx.TxHash(), tx.WitnessHash(),
+			tx.TxIn[idx].PreviousOutPoint.Hash, tx.TxIn[idx].PreviousOutPoint.Index),
+		Err: err,
 	}
 }
 

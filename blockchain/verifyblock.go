@@ -83,11 +83,11 @@ func CheckBlockInputs(p *chaincfg.Params, block *wire.MsgBlock, height int32, ha
 		}
 		fee, err := CheckTxInputs(tx, cs, height, p.CoinbaseMaturity)
 		if err != nil {
-			return err
+			return inTransaction(err, txids[i])
 		}
 		fees += fee
 		if !MoneyRange(fees) {
-			return ruleError(ErrBadTxnsAccumFee, "fees %d", fees)
+			return ruleError(ErrBadTxnsAccumFee, "accumulated fee in the block out of range")
 		}
 		if csv && tx.Version >= 2 {
 			heights = heights[:0]
@@ -95,12 +95,12 @@ func CheckBlockInputs(p *chaincfg.Params, block *wire.MsgBlock, height int32, ha
 				heights = append(heights, cs[j].Height)
 			}
 			if !CalcSequenceLock(tx, heights, true, mtpBefore).Satisfied(height, prevMTP) {
-				return ruleError(ErrBadTxnsNonFinal, "transaction %v is BIP68-locked", txids[i])
+				return ruleError(ErrBadTxnsNonFinal, "contains a non-BIP68-final transaction")
 			}
 		}
 		sigopCost += TxSigOpCost(tx, cs, p2sh, witness)
 		if sigopCost > MaxBlockSigOpsCost {
-			return ruleError(ErrBadBlockSigOps, "sigop cost %d", sigopCost)
+			return ruleError(ErrBadBlockSigOps, "too many sigops")
 		}
 		k += len(tx.TxIn)
 	}
@@ -109,7 +109,7 @@ func CheckBlockInputs(p *chaincfg.Params, block *wire.MsgBlock, height int32, ha
 		out += txs[0].TxOut[i].Value
 	}
 	if reward := fees + CalcBlockSubsidy(height, p.SubsidyHalvingInterval); out > reward {
-		return ruleError(ErrBadCoinbaseAmount, "coinbase pays %d, limit %d", out, reward)
+		return ruleError(ErrBadCoinbaseAmount, "coinbase pays too much (actual=%d vs limit=%d)", out, reward)
 	}
 	return verifyBlockScripts(txs, spent, flags, workers)
 }

@@ -144,7 +144,7 @@ func TestCheckBlockInputsTamperedSignature(t *testing.T) {
 		t.Fatalf("got %v, want %v", err, ErrScriptVerifyMandatory)
 	}
 	var re *RuleError
-	if !errors.As(err, &re) || !bytes.Contains([]byte(re.Desc), []byte(tx.TxHash().String()+":0")) {
+	if !errors.As(err, &re) || !bytes.Contains([]byte(re.Desc), []byte("input 0 of "+tx.TxHash().String())) {
 		t.Fatalf("error %v does not name input %v:0", err, tx.TxHash())
 	}
 	sig[10] = orig
@@ -160,7 +160,7 @@ func TestCheckBlockInputsLowestFailure(t *testing.T) {
 	s := f.spent(f.tip)
 	s[1].PkScript = []byte{0x00}
 	s[len(s)-2].PkScript = []byte{0x00}
-	want := f.tip.Block.Transactions[2].TxHash().String() + ":0"
+	want := "input 0 of " + f.tip.Block.Transactions[2].TxHash().String()
 	for range 20 {
 		var re *RuleError
 		err := f.check(f.tip, s, 4)

@@ -42,7 +42,9 @@ type ChainView struct {
 // VerifyScriptsFunc runs every input script of tx against the spent coins
 // (coins[i] for TxIn[i]). With standard set it applies the full policy
 // flag set (Core's STANDARD_SCRIPT_VERIFY_FLAGS); otherwise only the
-// consensus flags of the next block. The daemon implements it with
+// mandatory flags (Core's MANDATORY_SCRIPT_VERIFY_FLAGS, which the
+// failure wording depends on) and those of the next block. The daemon
+// implements it with
 // txscript.VerifyInput.
 type VerifyScriptsFunc func(tx *wire.MsgTx, coins []Coin, standard bool) error
 

@@ -80,10 +80,13 @@ func (s *Server) authorized(header string) bool {
 	return false
 }
 
-// writeCookie writes a fresh "__cookie__:<64 hex>" cookie with mode 0600
-// (via a temporary file and rename, so a reader never sees a partial
-// cookie) and returns the user:password string and the path.
-func writeCookie(path string) (string, string, error) {
+// writeCookie writes a fresh "__cookie__:<64 hex>" cookie with mode perm
+// (0: 0600) via a temporary file and rename, so a reader never sees a
+// partial cookie, and returns the user:password string and the path.
+func writeCookie(path string, perm os.FileMode) (string, string, error) {
+	if perm == 0 {
+		perm = 0o600
+	}
 	var secret [32]byte
 	if _, err := rand.Read(secret[:]); err != nil {
 		return "", "", kindErrorf(ErrCookie, "%v", err)
@@ -96,8 +99,9 @@ func writeCookie(path string) (string, string, error) {
 	if err := os.WriteFile(tmp, []byte(up), 0o600); err != nil {
 		return "", "", kindErrorf(ErrCookie, "%v", err)
 	}
-	// WriteFile keeps the mode of an existing file; force 0600.
-	if err := os.Chmod(tmp, 0o600); err != nil {
+	// WriteFile keeps the mode of an existing file and applies the
+	// umask; set the mode asked for.
+	if err := os.Chmod(tmp, perm); err != nil {
 		os.Remove(tmp)
 		return "", "", kindErrorf(ErrCookie, "%v", err)
 	}

@@ -59,9 +59,12 @@ type ChainBackend struct {
 	// VerifyTxOutProof checks a proof against the active chain and
 	// returns the txids it commits to.
 	VerifyTxOutProof func(proof []byte) ([]wire.Hash, error)
-	// TxOutSetInfo computes UTXO set statistics ("hash_serialized_3",
-	// "muhash" or "none").
-	TxOutSetInfo func(hashType string) (*TxOutSetInfo, error)
+	// TxOutSetInfo answers gettxoutsetinfo: statistics of the current
+	// UTXO set, or with a coinstats index of any block the query names.
+	TxOutSetInfo func(q TxOutSetQuery) (*TxOutSetInfo, error)
+	// DumpTxOutSet writes a UTXO snapshot (dumptxoutset), rolling the
+	// chain back temporarily when the request names an earlier block.
+	DumpTxOutSet func(req DumpTxOutSetRequest) (*DumpTxOutSetResult, error)
 	// PreciousBlock, InvalidateBlock and ReconsiderBlock change block
 	// preference and validity.
 	PreciousBlock   func(hash wire.Hash) error
@@ -92,6 +95,32 @@ type ChainBackend struct {
 	// when ctx is done, returning what it found so far together with
 	// ctx's error. It calls match from one goroutine at a time.
 	ScanUTXOs func(ctx context.Context, match func(pkScript []byte) bool, progress func(done float64)) (*UTXOScan, error)
+	// Coins looks the outputs ops name up, one result per op (nil when
+	// unknown or spent), in the UTXO set and, with includeMempool, among
+	// the outputs of mempool transactions as Core's CCoinsViewMemPool
+	// does: a mempool transaction's output is found even when another
+	// mempool transaction spends it (signing a replacement needs it).
+	// Height is the confirming block's (0 in the mempool).
+	Coins func(ops []wire.OutPoint, includeMempool bool) ([]*PrevOut, error)
+	// BlockFilters calls visit with the hash and serialized filter of
+	// each active-chain block from start to stop (at most 1000 heights),
+	// in height order (scanblocks). Blocks the index has not reached are
+	// left out. Nil when the filter index is off.
+	BlockFilters func(ctx context.Context, filterType string, start, stop int32, visit func(hash wire.Hash, filter []byte) error) error
+}
+
+// TxOutSetQuery is what a gettxoutsetinfo call asks for.
+type TxOutSetQuery struct {
+	// HashType is "hash_serialized_3", "muhash" or "none".
+	HashType string
+	// UseIndex is use_index: answer from the coinstats index when the
+	// node has one.
+	UseIndex bool
+	// ForBlock is set when hash_or_height was given. It resolves the
+	// block with bitcoind's errors for a height out of range or a
+	// malformed hash; the backend calls it only after its own checks, so
+	// that the errors come in bitcoind's order (no index first).
+	ForBlock func() (wire.Hash, error)
 }
 
 // PrevOut is a spent output, for fee and prevout reporting.
@@ -148,6 +177,10 @@ type MempoolBackend struct {
 	// EstimateSmartFee estimates a fee rate for confirmation within
 	// confTarget blocks ("unset", "economical" or "conservative").
 	EstimateSmartFee func(confTarget int64, mode string) (*EstimateSmartFeeResult, error)
+	// EstimateRawFee answers estimaterawfee: one estimate per horizon
+	// that tracks confTarget (1 to 1008), shortest horizon first, with
+	// threshold (0 to 1) the success rate a fee-rate range must reach.
+	EstimateRawFee func(confTarget int, threshold float64) ([]RawFeeHorizon, error)
 	// SubmitPackage checks the package's topology, evaluates it and
 	// relays what enters (submitpackage); maxFeeRate is in sat/kvB (0: no
 	// limit). The members are decoded and past the burn check.
@@ -159,6 +192,9 @@ type MempoolBackend struct {
 	Prioritised func() ([]PrioritisedTx, error)
 	// Orphans lists the orphan pool (getorphantxs).
 	Orphans func() ([]OrphanTx, error)
+	// Transactions lists the pool's transactions, parents before
+	// children (getdescriptoractivity).
+	Transactions func() ([]*wire.MsgTx, error)
 }
 
 // MiningBackend serves the mining and generating methods.
@@ -205,14 +241,25 @@ type NetBackend struct {
 	Ping             func() error
 	SetBan           func(subnet, command string, banTime int64, absolute bool) error
 	SetNetworkActive func(active bool) (bool, error)
+	// AddPeerAddress adds an address to the address manager as if it
+	// announced itself, with tried also to the tried table
+	// (addpeeraddress); an address that does not parse is success false
+	// without an error text.
+	AddPeerAddress func(address string, port uint16, tried bool) (*AddPeerAddressResult, error)
+	// FetchBlock asks a peer for a block whose header is known
+	// (getblockfrompeer), with bitcoind's -1 errors ("Block header
+	// missing", "Block already downloaded", "Peer does not exist", ...).
+	FetchBlock func(hash wire.Hash, peerID int64) error
 }
 
-// LoggingControl lets the "logging" method read and change the daemon's
-// subsystem log levels.
+// LoggingControl lets the "logging" method read and change debug logging
+// the way bitcoind's does: by logging category ("net", "mempool", ...),
+// each either on or off.
 type LoggingControl struct {
-	// Levels returns every subsystem's current level ("trace", "debug",
-	// "info", ...).
-	Levels func() map[string]string
-	// SetLevel sets one subsystem's level.
-	SetLevel func(subsystem, level string) error
+	// Categories returns every category the daemon knows, with whether
+	// debug logging is on for it.
+	Categories func() map[string]bool
+	// SetCategory turns debug logging for one of Categories' names on or
+	// off; the method expands "all" itself.
+	SetCategory func(category string, on bool) error
 }

@@ -239,22 +239,35 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 		},
 		{
 			Name: "gettxoutsetinfo", Category: "blockchain",
-			Description: "Returns statistics about the unspent transaction output set.\nNote this call may take some time.",
+			Description: "Returns statistics about the unspent transaction output set.\nWithout coinstatsindex this scans the whole set and may take a while.",
 			Args: []Arg{
 				{Name: "hash_type", Type: ArgStr, Optional: true, Default: `"hash_serialized_3"`, Description: "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (the legacy algorithm), 'muhash', 'none'."},
-				{Name: "hash_or_height", Type: ArgAny, Optional: true, Default: "the current best block", Description: "The block hash or height of the target height (only the current best block: other heights require coinstatsindex, which this node does not have)."},
-				{Name: "use_index", Type: ArgBool, Optional: true, Default: "true", Description: "Use coinstatsindex, if available (this node has none: the set is always scanned)."},
+				{Name: "hash_or_height", Type: ArgAny, Optional: true, Default: "the current best block", Description: "Hash or height of the block whose UTXO set to describe (needs coinstatsindex)."},
+				{Name: "use_index", Type: ArgBool, Optional: true, Default: "true", Description: "Answer from coinstatsindex when the node has it (false: scan the current set)."},
 			},
 			Result: `{
-  "height" : n,              (numeric) The block height (index) of the returned statistics
-  "bestblock" : "hex",       (string) The hash of the block at which these statistics are calculated
-  "txouts" : n,              (numeric) The number of unspent transaction outputs
-  "bogosize" : n,            (numeric) Database-independent, meaningless metric indicating the UTXO set size
-  "hash_serialized_3" : "hex", (string, optional) The serialized hash (only present if 'hash_serialized_3' hash_type is chosen)
-  "muhash" : "hex",          (string, optional) The serialized hash (only present if 'muhash' hash_type is chosen)
-  "transactions" : n,        (numeric) The number of transactions with unspent outputs
-  "disk_size" : n,           (numeric) The estimated size of the chainstate on disk
-  "total_amount" : n         (numeric) The total amount of coins in the UTXO set
+  "height" : n,                                 (numeric) The block height (index) of the returned statistics
+  "bestblock" : "hex",                          (string) The hash of the block at which these statistics are calculated
+  "txouts" : n,                                 (numeric) The number of unspent transaction outputs
+  "bogosize" : n,                               (numeric) Database-independent, meaningless metric indicating the UTXO set size
+  "hash_serialized_3" : "hex",                  (string, optional) The serialized hash (only present if 'hash_serialized_3' hash_type is chosen)
+  "muhash" : "hex",                             (string, optional) The serialized hash (only present if 'muhash' hash_type is chosen)
+  "transactions" : n,                           (numeric, optional) Transactions with unspent outputs (scans only, not from coinstatsindex)
+  "disk_size" : n,                              (numeric, optional) Approximate size of the chainstate on disk (scans only)
+  "total_amount" : n,                           (numeric) The value of all unspent outputs
+  "total_unspendable_amount" : n,               (numeric, optional) Value that left circulation for good up to this block (coinstatsindex only)
+  "block_info" : {                              (json object, optional) What this block changed (coinstatsindex only)
+    "prevout_spent" : n,                        (numeric) Value of the coins the block spent
+    "coinbase" : n,                             (numeric) Value of the coinbase's spendable outputs
+    "new_outputs_ex_coinbase" : n,              (numeric) Value of the other transactions' spendable outputs
+    "unspendable" : n,                          (numeric) Value the block took out of circulation, all causes
+    "unspendables" : {                          (json object) That value by cause
+      "genesis_block" : n,                      (numeric) The genesis coinbase, never spendable
+      "bip30" : n,                              (numeric) Coinbases overwritten by a later duplicate (before BIP30)
+      "scripts" : n,                            (numeric) Outputs to provably unspendable scripts (OP_RETURN, oversized)
+      "unclaimed_rewards" : n                   (numeric) Subsidy and fees the coinbase did not claim
+    }
+  }
 }`,
 			Available: chainHas(func(c *ChainBackend) bool { return c.TxOutSetInfo != nil }),
 			Handler: func(s *Server, p *Params) (any, error) {
@@ -267,29 +280,16 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 				default:
 					return nil, NewError(ErrInvalidParam, ht+" is not a valid hash_type")
 				}
-				if _, err := p.Bool(2, true); err != nil {
+				useIndex, err := p.Bool(2, true)
+				if err != nil {
 					return nil, err
 				}
 				c := s.chain()
-				if p.Has(1) {
-					// As bitcoind without -coinstatsindex: only the
-					// current best block can be answered.
-					h, err := resolveHashOrHeight(c, p.Raw(1))
-					if err != nil {
-						return nil, err
-					}
-					if c.BestBlock == nil {
-						return nil, NewError(ErrInternal, "best block not available")
-					}
-					best, _, err := c.BestBlock()
-					if err != nil {
-						return nil, err
-					}
-					if h != best {
-						return nil, NewError(ErrInvalidParam, "Querying specific block heights requires coinstatsindex")
-					}
+				q := TxOutSetQuery{HashType: ht, UseIndex: useIndex}
+				if raw := p.Raw(1); raw != nil {
+					q.ForBlock = func() (wire.Hash, error) { return resolveHashOrHeight(c, raw) }
 				}
-				return c.TxOutSetInfo(ht)
+				return c.TxOutSetInfo(q)
 			},
 		},
 		blockAction("preciousblock", "Treats a block as if it were received before others with the same work.", func(c *ChainBackend) func(wire.Hash) error { return c.PreciousBlock }),

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -26,9 +25,12 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(testMethods()...)
 	r.add(regtestNetMethods()...)
 	r.add(packageMethods()...)
-	r.add(signMethods()...)    // signrawtx.go
-	r.add(feeRawMethods()...)  // fees_raw.go
-	r.add(addPeerMethods()...) // addpeer.go
+	r.add(signMethods()...)          // signrawtx.go
+	r.add(feeRawMethods()...)        // fees_raw.go
+	r.add(addPeerMethods()...)       // addpeer.go
+	r.add(scanBlocksMethods()...)    // scanblocks.go, descactivity.go
+	r.add(blockFromPeerMethods()...) // getblockfrompeer.go
+	r.add(dumpTxOutSetMethods()...)  // dumptxoutset.go
 	return r
 })
 
@@ -128,17 +130,17 @@ chunks_free = free bytes in 8 KiB pages.`,
 		{
 			Name: "logging", Category: "control",
 			Description: `Gets and sets the logging configuration.
-When called without an argument, returns the subsystems with debug logging
-(levels debug or trace) enabled as true. Subsystems in include are set to
-debug, those in exclude to info; "all" or "1" name every subsystem, "none"
-or "0" none. An entry "SUBSYS=level" sets one subsystem to any level.`,
+Without arguments, returns every logging category with whether it is
+debug logged. With arguments, adds the categories in include to debug
+logging, then removes those in exclude (so a category in both ends up
+off), and returns the same object. "all" or "1" names every category.`,
 			Args: []Arg{
-				{Name: "include", Type: ArgArr, Optional: true, Description: "The subsystems to add to debug logging"},
-				{Name: "exclude", Type: ArgArr, Optional: true, Description: "The subsystems to remove from debug logging"},
+				{Name: "include", Type: ArgArr, Optional: true, Description: "The categories to add to debug logging"},
+				{Name: "exclude", Type: ArgArr, Optional: true, Description: "The categories to remove from debug logging"},
 			},
-			Result:    "{                   (json object) keys are the logging subsystems, values their debug status\n  \"SUBSYS\" : true|false,\n  ...\n}",
+			Result:    "{                   (json object) keys are the logging categories, values their debug status\n  \"category\" : true|false,\n  ...\n}",
 			Handler:   handleLogging,
-			Available: func(s *Server) bool { return s.cfg.Logging != nil && s.cfg.Logging.Levels != nil },
+			Available: func(s *Server) bool { return s.cfg.Logging != nil && s.cfg.Logging.Categories != nil },
 		},
 	}
 }
@@ -214,91 +216,54 @@ func handleGetMemoryInfo(_ *Server, p *Params) (any, error) {
 	return nil, NewError(ErrInvalidParam, "unknown mode "+mode)
 }
 
-func isDebugLevel(l string) bool {
-	l = strings.ToLower(l)
-	return l == "debug" || l == "trace"
-}
-
 func handleLogging(s *Server, p *Params) (any, error) {
 	lc := s.cfg.Logging
-	levels := lc.Levels()
-	names := make([]string, 0, len(levels))
-	for k := range levels {
-		names = append(names, k)
+	cats := lc.Categories()
+	names := make([]string, 0, len(cats))
+	for c := range cats {
+		names = append(names, c)
 	}
 	sort.Strings(names)
-	expand := func(raw json.RawMessage) (map[string]string, error) {
-		out := map[string]string{}
-		if raw == nil {
-			return out, nil
+	// As bitcoind, include is applied before exclude (a category in both
+	// ends up off), entries in order, and an unknown name stops there
+	// with the earlier ones already applied.
+	apply := func(raw json.RawMessage, on bool) error {
+		if raw == nil || string(raw) == "null" {
+			return nil
 		}
 		var list []json.RawMessage
 		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, NewError(ErrType, "JSON value is not an array as expected")
+			return NewError(ErrType, "JSON value is not an array as expected")
 		}
 		for _, item := range list {
 			var c string
 			if err := json.Unmarshal(item, &c); err != nil {
-				return nil, typeError(item, "string")
+				return typeError(item, "string")
 			}
-			name, level, hasLevel := strings.Cut(c, "=")
-			switch strings.ToLower(name) {
-			case "all", "1":
-				for _, n := range names {
-					out[n] = level
-				}
-				continue
-			case "none", "0":
-				continue
-			}
-			found := ""
-			for _, n := range names {
-				if strings.EqualFold(n, name) {
-					found = n
+			targets := []string{c}
+			switch c {
+			case "", "1", "all":
+				targets = names
+			default:
+				if _, ok := cats[c]; !ok {
+					return NewError(ErrInvalidParam, "unknown logging category "+c)
 				}
 			}
-			if found == "" {
-				return nil, NewError(ErrInvalidParam, "unknown logging category "+name)
+			for _, t := range targets {
+				if err := lc.SetCategory(t, on); err != nil {
+					return NewError(ErrInvalidParam, err.Error())
+				}
 			}
-			if !hasLevel {
-				level = ""
-			}
-			out[found] = level
 		}
-		return out, nil
+		return nil
 	}
-	inc, err := expand(p.Raw(0))
-	if err != nil {
+	if err := apply(p.Raw(0), true); err != nil {
 		return nil, err
 	}
-	exc, err := expand(p.Raw(1))
-	if err != nil {
+	if err := apply(p.Raw(1), false); err != nil {
 		return nil, err
 	}
-	if (len(inc) > 0 || len(exc) > 0) && lc.SetLevel == nil {
-		return nil, NewError(ErrMisc, "changing log levels is not supported")
-	}
-	for n, l := range inc {
-		if l == "" {
-			l = "debug"
-		}
-		if err := lc.SetLevel(n, l); err != nil {
-			return nil, NewError(ErrInvalidParam, err.Error())
-		}
-	}
-	for n, l := range exc {
-		if l == "" {
-			l = "info"
-		}
-		if err := lc.SetLevel(n, l); err != nil {
-			return nil, NewError(ErrInvalidParam, err.Error())
-		}
-	}
-	out := map[string]bool{}
-	for n, l := range lc.Levels() {
-		out[n] = isDebugLevel(l)
-	}
-	return out, nil
+	return lc.Categories(), nil
 }
 
 // MethodNames returns the names of the built-in methods, sorted (for

@@ -27,6 +27,9 @@ type Method struct {
 	// needs; nil means always available. Unavailable methods answer
 	// -32601 "Method not found".
 	Available func(s *Server) bool
+	// FullHelp, when set, is the whole "help <method>" text, for
+	// methods whose help is a message rather than a call description.
+	FullHelp string
 }
 
 // Arg documents and types one argument.
@@ -74,6 +77,9 @@ func (m *Method) signature() string {
 
 // HelpText returns the full "help <method>" text.
 func (m *Method) HelpText() string {
+	if m.FullHelp != "" {
+		return m.FullHelp
+	}
 	var b strings.Builder
 	b.WriteString(m.signature())
 	b.WriteString("\n\n")

@@ -87,26 +87,26 @@ func TestParams(t *testing.T) {
 
 func TestControlMethods(t *testing.T) {
 	var mu sync.Mutex
-	levels := map[string]string{"PEER": "info", "CHAN": "debug"}
+	cats := map[string]bool{"net": false, "validation": true}
 	stopped := make(chan struct{}, 1)
 	_, url := startServer(t, func(c *Config) {
 		c.Shutdown = func() { stopped <- struct{}{} }
 		c.LogPath = "/tmp/btcd.log"
 		c.StartTime = time.Now().Add(-90 * time.Second)
 		c.Logging = &LoggingControl{
-			Levels: func() map[string]string {
+			Categories: func() map[string]bool {
 				mu.Lock()
 				defer mu.Unlock()
-				out := map[string]string{}
-				for k, v := range levels {
+				out := map[string]bool{}
+				for k, v := range cats {
 					out[k] = v
 				}
 				return out
 			},
-			SetLevel: func(s, l string) error {
+			SetCategory: func(c string, on bool) error {
 				mu.Lock()
 				defer mu.Unlock()
-				levels[s] = l
+				cats[c] = on
 				return nil
 			},
 		}
@@ -129,17 +129,20 @@ func TestControlMethods(t *testing.T) {
 	mustError(t, url, "getmemoryinfo", []any{"x"}, ErrInvalidParam)
 
 	lg := mustResult(t, url, "logging", nil).(map[string]any)
-	if lg["PEER"] != false || lg["CHAN"] != true {
+	if lg["net"] != false || lg["validation"] != true {
 		t.Errorf("logging %v", lg)
 	}
-	lg = mustResult(t, url, "logging", []any{[]any{"peer"}, []any{"CHAN"}}).(map[string]any)
-	if lg["PEER"] != true || lg["CHAN"] != false {
+	lg = mustResult(t, url, "logging", []any{[]any{"net"}, []any{"validation"}}).(map[string]any)
+	if lg["net"] != true || lg["validation"] != false {
 		t.Errorf("logging after change %v", lg)
 	}
-	mustResult(t, url, "logging", []any{[]any{"PEER=trace"}})
-	if levels["PEER"] != "trace" {
-		t.Errorf("PEER level %s", levels["PEER"])
+	// Include comes first, so a category in both lists ends up off.
+	lg = mustResult(t, url, "logging", []any{[]any{"all"}, []any{"net"}}).(map[string]any)
+	if lg["net"] != false || lg["validation"] != true {
+		t.Errorf("logging all but net %v", lg)
 	}
+	// Names are bitcoind's, case-sensitive.
+	mustError(t, url, "logging", []any{[]any{"NET"}}, ErrInvalidParam)
 	mustError(t, url, "logging", []any{[]any{"nosuch"}}, ErrInvalidParam)
 
 	if got := mustResult(t, url, "stop", nil); got != "btcd stopping" {
@@ -253,14 +256,18 @@ func TestRegisteredMethods(t *testing.T) {
 			"getblockheader", "getblockstats", "getchaintips", "getchaintxstats", "getdifficulty", "getmempoolancestors",
 			"getmempooldescendants", "getmempoolentry", "getmempoolinfo", "getrawmempool", "gettxout", "gettxoutproof",
 			"gettxoutsetinfo", "preciousblock", "pruneblockchain", "verifychain", "verifytxoutproof", "invalidateblock", "reconsiderblock",
-			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool", "scantxoutset"},
-		"hidden":          {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "addconnection", "getorphantxs"},
-		"control":         {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
-		"mining":          {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader", "prioritisetransaction", "getprioritisedtransactions"},
-		"generating":      {"generatetoaddress", "generateblock", "generatetodescriptor"},
-		"network":         {"addnode", "clearbanned", "disconnectnode", "getaddednodeinfo", "getconnectioncount", "getnettotals", "getnetworkinfo", "getnodeaddresses", "getpeerinfo", "listbanned", "ping", "setban", "setnetworkactive"},
-		"rawtransactions": {"getrawtransaction", "sendrawtransaction", "testmempoolaccept", "decoderawtransaction", "createrawtransaction", "combinerawtransaction", "decodescript", "submitpackage"},
-		"util":            {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage", "getindexinfo", "deriveaddresses", "createmultisig"},
+			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool", "scantxoutset",
+			"scanblocks", "getdescriptoractivity", "getblockfrompeer", "dumptxoutset"},
+		"hidden": {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "addconnection", "getorphantxs",
+			"estimaterawfee", "generate", "addpeeraddress"},
+		"control":    {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
+		"mining":     {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader", "prioritisetransaction", "getprioritisedtransactions"},
+		"generating": {"generatetoaddress", "generateblock", "generatetodescriptor"},
+		"network":    {"addnode", "clearbanned", "disconnectnode", "getaddednodeinfo", "getconnectioncount", "getnettotals", "getnetworkinfo", "getnodeaddresses", "getpeerinfo", "listbanned", "ping", "setban", "setnetworkactive"},
+		"rawtransactions": {"getrawtransaction", "sendrawtransaction", "testmempoolaccept", "decoderawtransaction", "createrawtransaction", "combinerawtransaction", "decodescript", "submitpackage",
+			"signrawtransactionwithkey"},
+		"util": {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage", "getindexinfo", "deriveaddresses", "createmultisig",
+			"signmessagewithprivkey"},
 	}
 	n := 0
 	for cat, names := range want {

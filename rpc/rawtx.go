@@ -44,8 +44,7 @@ it is not stored in the wallet or transmitted to the network.`,
 			Name: "combinerawtransaction", Category: "rawtransactions",
 			Description: `Combine multiple partially signed transactions into one transaction.
 The combined transaction may be another partially signed transaction or a
-fully signed transaction. Each input takes the first non-empty scriptSig and
-witness among the variants (signatures of one input are not merged).`,
+fully signed transaction.`,
 			Args:    []Arg{{Name: "txs", Type: ArgArr, Description: "The hex strings of partially signed transactions"}},
 			Result:  `"str"    (string) The hex-encoded raw transaction with signature(s)`,
 			Handler: handleCombineRawTransaction,
@@ -365,34 +364,25 @@ func handleCombineRawTransaction(s *Server, p *Params) (any, error) {
 	if len(variants) == 0 {
 		return nil, NewError(ErrDeserialization, "Missing transactions")
 	}
-	merged := variants[0].Copy()
 	var lookup func(wire.OutPoint, bool) (*TxOutInfo, error)
 	if c := s.cfg.Backend.Chain; c != nil {
 		lookup = c.TxOut
 	}
-	for i := range merged.TxIn {
-		in := &merged.TxIn[i]
-		if lookup != nil {
-			coin, err := lookup(in.PreviousOutPoint, true)
-			if err != nil {
-				return nil, err
-			}
-			if coin == nil {
-				return nil, NewError(ErrVerify, "Input not found or already spent")
-			}
-		}
-		for _, v := range variants {
-			if i >= len(v.TxIn) {
-				continue
-			}
-			if len(in.SignatureScript) == 0 && len(v.TxIn[i].SignatureScript) > 0 {
-				in.SignatureScript = v.TxIn[i].SignatureScript
-			}
-			if len(in.Witness) == 0 && len(v.TxIn[i].Witness) > 0 {
-				in.Witness = v.TxIn[i].Witness
-			}
-		}
+	if lookup == nil {
+		return nil, NewError(ErrMisc, "No chain to look the spent outputs up in")
 	}
+	prevOuts := make([]*PrevOut, len(variants[0].TxIn))
+	for i, in := range variants[0].TxIn {
+		coin, err := lookup(in.PreviousOutPoint, true)
+		if err != nil {
+			return nil, err
+		}
+		if coin == nil {
+			return nil, NewError(ErrVerify, "Input not found or already spent")
+		}
+		prevOuts[i] = &PrevOut{Value: coin.Value, PkScript: coin.PkScript}
+	}
+	merged := combineTxInputs(variants, prevOuts)
 	return hex.EncodeToString(merged.Bytes()), nil
 }
 

@@ -171,26 +171,21 @@ func TestCreateRawTransaction(t *testing.T) {
 	}
 }
 
-func TestCombineRawTransaction(t *testing.T) {
-	_, url := startServer(t, nil)
-	base := wire.MsgTx{Version: 2, TxIn: []wire.TxIn{{Sequence: 1}, {Sequence: 2}}, TxOut: []wire.TxOut{{Value: 5, PkScript: []byte{0x51}}}}
-	a, b := base, base
-	a.TxIn = []wire.TxIn{{SignatureScript: []byte{0x01, 0xaa}, Sequence: 1}, {Sequence: 2}}
-	b.TxIn = []wire.TxIn{{Sequence: 1}, {Witness: [][]byte{{0xbb}}, Sequence: 2}}
-	h := mustResult(t, url, "combinerawtransaction", []any{[]any{hex.EncodeToString(a.Bytes()), hex.EncodeToString(b.Bytes())}}).(string)
-	var m wire.MsgTx
-	if _, err := m.Decode(mustHex(h)); err != nil {
-		t.Fatal(err)
-	}
-	if hex.EncodeToString(m.TxIn[0].SignatureScript) != "01aa" || len(m.TxIn[1].Witness) != 1 {
-		t.Fatalf("merged %+v", m)
-	}
+func TestCombineRawTransactionErrors(t *testing.T) {
+	_, url := startServer(t, func(c *Config) {
+		c.Backend.Chain = &ChainBackend{TxOut: func(wire.OutPoint, bool) (*TxOutInfo, error) { return nil, nil }}
+	})
 	e := mustError(t, url, "combinerawtransaction", []any{[]any{}}, ErrDeserialization)
 	if e.Message != "Missing transactions" {
 		t.Errorf("%q", e.Message)
 	}
 	e = mustError(t, url, "combinerawtransaction", []any{[]any{"zz"}}, ErrDeserialization)
 	if e.Message != "TX decode failed for tx 0. Make sure the tx has at least one input." {
+		t.Errorf("%q", e.Message)
+	}
+	raw := hex.EncodeToString(spendTx(1).Bytes())
+	e = mustError(t, url, "combinerawtransaction", []any{[]any{raw}}, ErrVerify)
+	if e.Message != "Input not found or already spent" {
 		t.Errorf("%q", e.Message)
 	}
 }

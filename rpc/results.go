@@ -169,18 +169,39 @@ type TxOutResult struct {
 	Coinbase      bool         `json:"coinbase"`
 }
 
-// TxOutSetInfo is the gettxoutsetinfo result.
+// TxOutSetInfo is the gettxoutsetinfo result, in bitcoind's field order.
+// A scan of the UTXO set fills Transactions and DiskSize; an answer from
+// the coinstats index fills TotalUnspendableAmount and BlockInfo instead.
 type TxOutSetInfo struct {
-	Height                 int32       `json:"height"`
-	BestBlock              string      `json:"bestblock"`
-	TxOuts                 int64       `json:"txouts"`
-	BogoSize               int64       `json:"bogosize"`
-	HashSerialized3        string      `json:"hash_serialized_3,omitempty"`
-	MuHash                 string      `json:"muhash,omitempty"`
-	Transactions           *int64      `json:"transactions,omitempty"`
-	DiskSize               *int64      `json:"disk_size,omitempty"`
-	TotalAmount            json.Number `json:"total_amount"`
-	TotalUnspendableAmount json.Number `json:"total_unspendable_amount,omitempty"`
+	Height                 int32              `json:"height"`
+	BestBlock              string             `json:"bestblock"`
+	TxOuts                 int64              `json:"txouts"`
+	BogoSize               int64              `json:"bogosize"`
+	HashSerialized3        string             `json:"hash_serialized_3,omitempty"`
+	MuHash                 string             `json:"muhash,omitempty"`
+	TotalAmount            json.Number        `json:"total_amount"`
+	Transactions           *int64             `json:"transactions,omitempty"`
+	DiskSize               *int64             `json:"disk_size,omitempty"`
+	TotalUnspendableAmount json.Number        `json:"total_unspendable_amount,omitempty"`
+	BlockInfo              *TxOutSetBlockInfo `json:"block_info,omitempty"`
+}
+
+// TxOutSetBlockInfo is gettxoutsetinfo's block_info: what the block
+// itself changed (BTC amounts).
+type TxOutSetBlockInfo struct {
+	PrevoutSpent         json.Number          `json:"prevout_spent"`
+	Coinbase             json.Number          `json:"coinbase"`
+	NewOutputsExCoinbase json.Number          `json:"new_outputs_ex_coinbase"`
+	Unspendable          json.Number          `json:"unspendable"`
+	Unspendables         TxOutSetUnspendables `json:"unspendables"`
+}
+
+// TxOutSetUnspendables splits a block's unspendable amount by cause.
+type TxOutSetUnspendables struct {
+	GenesisBlock     json.Number `json:"genesis_block"`
+	BIP30            json.Number `json:"bip30"`
+	Scripts          json.Number `json:"scripts"`
+	UnclaimedRewards json.Number `json:"unclaimed_rewards"`
 }
 
 // MempoolInfo is the getmempoolinfo result.

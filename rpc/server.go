@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,6 +108,15 @@ type Config struct {
 	// NoCookie writes no cookie file (bitcoind's -norpccookiefile): without
 	// Pass only the rpcauth entries can log in.
 	NoCookie bool
+	// CookiePerms is the cookie file's mode (bitcoind's -rpccookieperms;
+	// 0 means 0600, owner only).
+	CookiePerms os.FileMode
+	// Whitelist holds bitcoind's -rpcwhitelist entries "user:method,...",
+	// limiting those users to the methods listed (whitelist.go).
+	Whitelist []string
+	// WhitelistDefault is -rpcwhitelistdefault: refuse every call of a
+	// user without a whitelist. Nil means on when Whitelist is set.
+	WhitelistDefault *bool
 
 	// TLS serves HTTPS. Without CertFile/KeyFile a self-signed ECDSA
 	// P-256 certificate is generated as DataDir/rpc.cert and rpc.key (or
@@ -167,6 +177,7 @@ type Server struct {
 	methods  registry
 	userPass string
 	auth     []authEntry
+	wl       *whitelist // nil without -rpcwhitelist/-rpcwhitelistdefault
 
 	sem chan struct{}
 
@@ -256,6 +267,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Pass != "" {
 		s.userPass = cfg.User + ":" + cfg.Pass
 	}
+	if len(cfg.Whitelist) > 0 || cfg.WhitelistDefault != nil {
+		s.wl = parseWhitelist(cfg.Whitelist, cfg.WhitelistDefault)
+	}
 	s.registerAll()
 	return s, nil
 }
@@ -324,7 +338,7 @@ func (s *Server) Start() error {
 		tlsConf = c
 	}
 	if s.cfg.Pass == "" && !s.cfg.NoCookie {
-		up, path, err := writeCookie(s.cookieFile())
+		up, path, err := writeCookie(s.cookieFile(), s.cfg.CookiePerms)
 		if err != nil {
 			return err
 		}
@@ -501,7 +515,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body   []byte
 	}
 	a := answerWithin(s, func() answer {
-		st, b := s.handleBody(body)
+		if !s.wl.allows(authUser(hdr), body) {
+			return answer{status: http.StatusForbidden}
+		}
+		st, b := s.handleBodyFrom(body, authUser(hdr))
 		return answer{st, b}
 	}, func(p any) answer {
 		// Handlers recover on their own; this guards the parsing and
@@ -510,7 +527,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.Errorf("RPC: panic handling request: %v\n%s", p, debug.Stack())
 		return answer{http.StatusInternalServerError, appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Internal error"))}
 	}, answer{http.StatusInternalServerError, appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Request timed out"))})
-	if a.status == http.StatusNoContent {
+	if a.status == http.StatusNoContent || a.status == http.StatusForbidden {
 		w.WriteHeader(a.status)
 		return
 	}
@@ -587,7 +604,11 @@ func errorStatus(e *Error) int {
 // It follows bitcoind (v28+): a 1.0 call's error sets the HTTP status (400,
 // 404 or 500); a 2.0 call's error is a 200 reply; 2.0 notifications get
 // 204; a batch is always 200 (204 when it held only notifications).
-func (s *Server) handleBody(body []byte) (int, []byte) {
+func (s *Server) handleBody(body []byte) (int, []byte) { return s.handleBodyFrom(body, "") }
+
+// handleBodyFrom is handleBody for an authenticated user, whose name the
+// dispatch log line carries.
+func (s *Server) handleBodyFrom(body []byte, user string) (int, []byte) {
 	single, batch, isBatch, perr := parseBody(body, s.cfg.MaxBatch)
 	if perr != nil {
 		return errorStatus(perr), appendReply(nil, jsonV1, nil, nil, perr)
@@ -597,7 +618,7 @@ func (s *Server) handleBody(body []byte) (int, []byte) {
 		if rerr != nil {
 			return errorStatus(rerr), appendReply(nil, req.Version, req.replyID(), nil, rerr)
 		}
-		res, rerr := s.execute(req)
+		res, rerr := s.execute(req, user)
 		if req.isNotification() {
 			return http.StatusNoContent, nil
 		}
@@ -613,7 +634,7 @@ func (s *Server) handleBody(body []byte) (int, []byte) {
 		req, rerr := parseRequest(raw)
 		var res json.RawMessage
 		if rerr == nil {
-			res, rerr = s.execute(req)
+			res, rerr = s.execute(req, user)
 		}
 		if req.isNotification() {
 			continue
@@ -631,7 +652,10 @@ func (s *Server) handleBody(body []byte) (int, []byte) {
 }
 
 // execute runs one parsed call and returns its marshalled result or error.
-func (s *Server) execute(req *request) (json.RawMessage, *Error) {
+func (s *Server) execute(req *request, user string) (json.RawMessage, *Error) {
+	// bitcoind's words, which Core's tests look for in debug.log; it logs
+	// every parsed call, unknown methods included.
+	log.Debugf("ThreadRPCServer method=%s user=%s", sanitizeLogString(req.Method), user)
 	m := s.methods[req.Method]
 	if m == nil || (m.Available != nil && !m.Available(s)) {
 		return nil, NewError(ErrMethodNotFound, "Method not found")
@@ -660,6 +684,36 @@ func (s *Server) execute(req *request) (json.RawMessage, *Error) {
 		return nil, NewError(ErrInternal, "Internal error")
 	}
 	return b, nil
+}
+
+// authUser returns the user name of a Basic Authorization header that
+// was already accepted ("__cookie__" for cookie authentication).
+func authUser(header string) string {
+	_, enc, ok := strings.Cut(header, " ")
+	if !ok {
+		return ""
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(enc))
+	if err != nil {
+		return ""
+	}
+	user, _, _ := strings.Cut(string(raw), ":")
+	return user
+}
+
+// sanitizeLogString keeps only the characters bitcoind's SanitizeString
+// lets through (letters, digits and " .,;-_/:?@()"), so a method name
+// cannot forge log lines.
+func sanitizeLogString(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		case strings.ContainsRune(" .,;-_/:?@()", r):
+			return r
+		}
+		return -1
+	}, s)
 }
 
 // call runs a handler, turning a panic into -32603 so bad input can never

@@ -225,6 +225,7 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 		}
 		cfg.BlockFilterIndex = true
 	}
+	cfg.CoinStatsIndex = a.getBool("coinstatsindex", false)
 	cfg.PeerBlockFilters = a.getBool("peerblockfilters", false)
 	if cfg.PeerBlockFilters && !cfg.BlockFilterIndex {
 		return nil, errors.New("Cannot set -peerblockfilters without -blockfilterindex.")
@@ -474,6 +475,16 @@ func applyRPC(a *args, cfg *node.Config) error {
 	cfg.RPCUser = a.getString("rpcuser", "")
 	cfg.RPCPass = a.getString("rpcpassword", "")
 	cfg.RPCAuth = a.getList("rpcauth")
+	cfg.RPCWhitelist = a.getList("rpcwhitelist")
+	if a.isSet("rpcwhitelistdefault") {
+		cfg.RPCWhitelistDefault = "0"
+		if a.getBool("rpcwhitelistdefault", false) {
+			cfg.RPCWhitelistDefault = "1"
+		}
+	}
+	if a.isSet("rpccookieperms") && !a.isNegated("rpccookieperms") {
+		cfg.RPCCookiePerms = a.getString("rpccookieperms", "")
+	}
 	if v := a.getString("rpccookiefile", ""); v != "" && !a.isNegated("rpccookiefile") {
 		cfg.RPCCookieFile = v
 	}

@@ -4,65 +4,37 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/btcnode/btcd/internal/node"
 )
 
 // debugCategories maps bitcoind's -debug categories to the node's log
-// subsystems. Categories of features the node does not have map to none.
-var debugCategories = map[string][]string{
-	"net":              {"PEER", "SYNC", "CMGR", "SRVR", "BMGR"},
-	"tor":              {"CMGR"},
-	"i2p":              {"CMGR"},
-	"proxy":            {"CMGR"},
-	"mempool":          {"MEMP"},
-	"mempoolrej":       {"MEMP"},
-	"txpackages":       {"MEMP"},
-	"estimatefee":      {"MEMP"},
-	"http":             {"RPCS"},
-	"rpc":              {"RPCS"},
-	"zmq":              {"ZMQ"},
-	"addrman":          {"AMGR"},
-	"validation":       {"CHAN", "SCRP"},
-	"bench":            {"CHAN"},
-	"prune":            {"CHAN"},
-	"reindex":          {"CHAN", "SRVR"},
-	"blockstorage":     {"DB"},
-	"coindb":           {"UTXO", "DB"},
-	"leveldb":          {"DB"},
-	"cmpctblock":       {"SYNC"},
-	"kernel":           {"CHAN"},
-	"scan":             {"INDX"},
-	"txreconciliation": nil,
-	"rand":             nil,
-	"libevent":         nil,
-	"lock":             nil,
-	"ipc":              nil,
-	"walletdb":         nil,
-	"selectcoins":      nil,
-	"qt":               nil,
-	"privatebroadcast": nil,
-}
+// subsystems; the logging RPC uses the same table.
+var debugCategories = node.DebugCategories
 
 // logLevels are bitcoind's -loglevel names and the node's equivalents.
 var logLevels = map[string]string{"trace": "trace", "debug": "debug", "info": "info", "warning": "warn", "error": "error"}
 
 // debugLevel turns -debug, -debugexclude and -loglevel into the node's
 // --debuglevel: subsystems of enabled categories log at the -loglevel
-// level (debug by default), the others at info.
+// level (debug by default), the others at info. It also records the
+// enabled categories for the node's logging RPC.
 func debugLevel(a *args) (string, error) {
-	cats := a.getList("debug")
+	given := a.getList("debug")
 	// Categories before the last 0/none are disregarded.
-	for i := len(cats) - 1; i >= 0; i-- {
-		if cats[i] == "0" || cats[i] == "none" {
-			cats = cats[i+1:]
+	for i := len(given) - 1; i >= 0; i-- {
+		if given[i] == "0" || given[i] == "none" {
+			given = given[i+1:]
 			break
 		}
 	}
 	if a.isNegated("debug") {
-		cats = nil
+		given = nil
 	}
 	enabled := map[string]bool{}
+	cats := map[string]bool{}
 	all := false
-	for _, c := range cats {
+	for _, c := range given {
 		switch c {
 		case "", "1", "all":
 			all = true
@@ -72,12 +44,14 @@ func debugLevel(a *args) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("Unsupported logging category -debug=%s.", c)
 		}
+		cats[c] = true
 		for _, s := range subs {
 			enabled[s] = true
 		}
 	}
 	if all {
-		for _, subs := range debugCategories {
+		for c, subs := range debugCategories {
+			cats[c] = true
 			for _, s := range subs {
 				enabled[s] = true
 			}
@@ -90,8 +64,10 @@ func debugLevel(a *args) (string, error) {
 		}
 		if c == "all" || c == "1" {
 			enabled = map[string]bool{}
+			cats = map[string]bool{}
 			continue
 		}
+		delete(cats, c)
 		// Excluding a category spares the subsystems other enabled
 		// categories still need only when they were enabled one by one;
 		// with -debug=all an excluded category's subsystems are off.
@@ -99,6 +75,13 @@ func debugLevel(a *args) (string, error) {
 			delete(enabled, s)
 		}
 	}
+	// The logging RPC reports categories, which the subsystem levels
+	// alone cannot tell apart (http and rpc share one).
+	on := make([]string, 0, len(cats))
+	for c := range cats {
+		on = append(on, c)
+	}
+	node.SetDebugCategories(on)
 	level := "debug"
 	perSub := map[string]string{}
 	for _, l := range a.getList("loglevel") {

@@ -176,6 +176,11 @@ type RPCOptions struct {
 	RPCMaxClients    int      `long:"rpcmaxclients" description:"Max number of RPC requests served at once; more wait for HTTP 503"`
 	RPCServerTimeout int64    `long:"rpcservertimeout" description:"Seconds an idle RPC keep-alive connection stays open"`
 	RPCAllowIPs      []string `long:"rpcallowip" description:"Serve RPC clients from this IP or network (1.2.3.4, 1.2.3.0/24, 1.2.3.0/255.255.255.0, 0.0.0.0/0, ::/0) besides loopback; once given, clients from elsewhere are refused (bitcoind's -rpcallowip); may be repeated"`
+	// RPCWhitelist, RPCWhitelistDefault and RPCCookiePerms are bitcoind's
+	// -rpcwhitelist, -rpcwhitelistdefault and -rpccookieperms.
+	RPCWhitelist        []string `long:"rpcwhitelist" description:"Limit an RPC user to some methods, as USER:METHOD,METHOD,... (commas or spaces separate methods); several entries for one user keep only the methods all of them list; may be repeated"`
+	RPCWhitelistDefault string   `long:"rpcwhitelistdefault" description:"1: refuse every RPC call of a user without an --rpcwhitelist entry; 0: let such users call any method (default 1 when --rpcwhitelist is given, else 0)"`
+	RPCCookiePerms      string   `long:"rpccookieperms" description:"Who may read the RPC cookie file: owner, group or all (default owner)"`
 }
 
 type ChainOptions struct {
@@ -216,6 +221,7 @@ type MempoolOptions struct {
 // bitcoind's names so existing bitcoind configurations work unchanged.
 type NotifyOptions struct {
 	BlockFilterIndex   bool     `long:"blockfilterindex" description:"Maintain the BIP158 basic block filter index (bitcoind's -blockfilterindex=basic; here a boolean) for the getblockfilter RPC and --peerblockfilters"`
+	CoinStatsIndex     bool     `long:"coinstatsindex" description:"Maintain the coin statistics index (DATADIR/indexes/coinstats), which lets gettxoutsetinfo answer for any block without scanning the UTXO set"`
 	PeerBlockFilters   bool     `long:"peerblockfilters" description:"Serve BIP157 compact block filters to peers (getcfilters, getcfheaders, getcfcheckpt) and advertise NODE_COMPACT_FILTERS; requires --blockfilterindex"`
 	ZMQPubHashBlock    []string `long:"zmqpubhashblock" description:"Publish block hashes on this ZeroMQ address (tcp://host:port or ipc:///path); may be repeated"`
 	ZMQPubHashTx       []string `long:"zmqpubhashtx" description:"Publish transaction hashes on this ZeroMQ address; may be repeated"`
@@ -266,6 +272,8 @@ type Config struct {
 	maxUploadBytes         uint64         // --maxuploadtarget in bytes per 24 h; 0 = none
 	minChainWork           *big.Int       // --minimumchainwork; nil = the network's
 	rpcAllowIPs            []netip.Prefix // --rpcallowip parsed
+	rpcWhitelistDefault    *bool          // --rpcwhitelistdefault; nil = not given
+	rpcCookiePerms         os.FileMode    // --rpccookieperms; 0 = owner only
 }
 
 // BitcoindSettings are what only bitcoind's command line expresses: its
@@ -600,9 +608,15 @@ func (cfg *Config) selectNetwork() error {
 	}
 	cfg.netName = selected.dir
 
-	if len(cfg.TestActivationHeights) > 0 || len(cfg.VersionBitsParams) > 0 {
+	fastPrune := cfg.FastPrune && cfg.RegressionTest
+	if len(cfg.TestActivationHeights) > 0 || len(cfg.VersionBitsParams) > 0 || fastPrune {
 		// Never modify the shared parameter set: clone it first.
 		params = params.Clone()
+	}
+	if fastPrune {
+		// Core's regtest floor with -fastprune, so tests can prune
+		// short chains.
+		params.PruneAfterHeight = 100
 	}
 	if len(cfg.TestActivationHeights) > 0 {
 		if !cfg.RegressionTest {

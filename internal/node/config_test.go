@@ -538,3 +538,15 @@ func TestParseAllowIP(t *testing.T) {
 		t.Errorf("--rpcallowip: %v", err)
 	}
 }
+
+// TestFastPruneFloor pins Core's regtest pruning floor of 100 blocks
+// under --fastprune (1000 otherwise) without touching the shared
+// parameters.
+func TestFastPruneFloor(t *testing.T) {
+	if cfg := mustLoad(t, "--regtest", "--fastprune"); cfg.params.PruneAfterHeight != 100 {
+		t.Fatalf("fastprune floor %d", cfg.params.PruneAfterHeight)
+	}
+	if cfg := mustLoad(t, "--regtest"); cfg.params.PruneAfterHeight != 1000 {
+		t.Fatalf("regtest floor %d", cfg.params.PruneAfterHeight)
+	}
+}

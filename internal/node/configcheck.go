@@ -125,6 +125,27 @@ func (cfg *Config) validateRPC() error {
 	if cfg.RPCMaxClients < 0 {
 		return invalidf("--rpcmaxclients: must not be negative, got %d", cfg.RPCMaxClients)
 	}
+	cfg.rpcWhitelistDefault = nil
+	if v := cfg.RPCWhitelistDefault; v != "" {
+		var on bool
+		switch strings.ToLower(v) {
+		case "1", "true", "yes":
+			on = true
+		case "0", "false", "no":
+		default:
+			return invalidf("--rpcwhitelistdefault: must be 0 or 1, got %q", v)
+		}
+		cfg.rpcWhitelistDefault = &on
+	}
+	cfg.rpcCookiePerms = 0
+	if v := cfg.RPCCookiePerms; v != "" {
+		perms := map[string]os.FileMode{"owner": 0o600, "group": 0o640, "all": 0o644}
+		m, ok := perms[v]
+		if !ok {
+			return invalidf("--rpccookieperms: Invalid -rpccookieperms=%s; must be one of 'owner', 'group', or 'all'.", v)
+		}
+		cfg.rpcCookiePerms = m
+	}
 	if cfg.RPCCookieFile != "" {
 		cfg.RPCCookieFile = cleanAndExpandPath(cfg.RPCCookieFile)
 		if !filepath.IsAbs(cfg.RPCCookieFile) {

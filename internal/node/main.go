@@ -172,6 +172,8 @@ func Run(cfg *Config) error {
 		return err
 	}
 	srv.Start()
+	// Core's wording: tools wait for this line to know startup finished.
+	btcdLog.Info("init message: Done loading")
 	runNotifyCommand(cfg.StartupNotify, "")
 	<-interrupt
 	runNotifyCommand(cfg.ShutdownNotify, "")

@@ -209,7 +209,7 @@ func TestDaemonStartsAndStopsOnSIGINT(t *testing.T) {
 	if err != nil {
 		t.Fatalf("log file: %v", err)
 	}
-	for _, want := range []string{listenLine, "Shutdown complete"} {
+	for _, want := range []string{listenLine, "init message: Done loading", "Shutdown complete"} {
 		if !bytes.Contains(logged, []byte(want)) {
 			t.Errorf("log file lacks %q", want)
 		}

@@ -2,13 +2,13 @@ package node
 
 import (
 	"errors"
-	"time"
 
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/rpc"
+	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -134,17 +134,18 @@ func (s *server) buildBlock(script []byte, txs []*wire.MsgTx) (*wire.MsgBlock, e
 		}
 	}
 	ts := uint32(max(clock.Unix(), tip.MedianTime+1))
-	sig := blockchain.AppendHeightScript(nil, height)
-	// An extra nonce keeps coinbases of equal height on different
-	// branches distinct.
-	en := uint32(time.Now().UnixNano())
-	sig = append(sig, 4, byte(en), byte(en>>8), byte(en>>16), byte(en>>24))
+	// Core's coinbase: the height and OP_0, a lock time of the previous
+	// height with a non-final sequence (so the lock time is enforced).
+	// Matching it byte for byte makes generated chains identical to
+	// Core's under the same mock time, which tests pin hashes of.
+	sig := append(blockchain.AppendHeightScript(nil, height), txscript.OP_0)
 	cb := &wire.MsgTx{
-		Version: 2,
+		Version:  2,
+		LockTime: uint32(height - 1),
 		TxIn: []wire.TxIn{{
 			PreviousOutPoint: wire.OutPoint{Index: wire.MaxPrevOutIndex},
 			SignatureScript:  sig,
-			Sequence:         wire.MaxTxInSequenceNum,
+			Sequence:         wire.MaxTxInSequenceNum - 1,
 			Witness:          [][]byte{make([]byte, 32)},
 		}},
 		TxOut: []wire.TxOut{{

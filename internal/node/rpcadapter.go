@@ -11,14 +11,12 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
-	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcsuite/btclog"
-	"github.com/syndtr/goleveldb/leveldb"
 )
 
 // rpcNetParams maps the network to the RPC package's address encoding.
@@ -60,6 +58,10 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		AuthEntries: cfg.RPCAuth,
 		CookieFile:  cfg.RPCCookieFile,
 		NoCookie:    cfg.RPCNoCookie,
+		// bitcoind's -rpccookieperms, -rpcwhitelist, -rpcwhitelistdefault.
+		CookiePerms:      cfg.rpcCookiePerms,
+		Whitelist:        cfg.RPCWhitelist,
+		WhitelistDefault: cfg.rpcWhitelistDefault,
 		// bitcoind serves only loopback clients unless -rpcallowip says
 		// otherwise; btcd serves every authenticated client unless
 		// --rpcallowip is given.
@@ -72,31 +74,11 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Backend:         backend,
 		Shutdown:        requestShutdown,
 		StopMessage:     stopMessage(cfg),
-		Logging: &rpc.LoggingControl{
-			Levels: func() map[string]string {
-				out := make(map[string]string, len(subsystemLoggers))
-				for tag, l := range subsystemLoggers {
-					out[tag] = levelName(l.Level())
-				}
-				return out
-			},
-			SetLevel: func(sub, level string) error {
-				l, ok := subsystemLoggers[strings.ToUpper(sub)]
-				if !ok {
-					return fmt.Errorf("unknown logging category %s", sub)
-				}
-				lv, ok := btclog.LevelFromString(level)
-				if !ok {
-					return fmt.Errorf("unknown level %s", level)
-				}
-				l.SetLevel(lv)
-				return nil
-			},
-		},
-		LogPath:   cfg.logFile,
-		StartTime: s.startTime,
-		OnCall:    s.rpcOnCall(), // metricswire.go
-		REST:      cfg.REST,
+		Logging:         loggingControl(subsystemLoggers), // logging_rpc.go
+		LogPath:         cfg.logFile,
+		StartTime:       s.startTime,
+		OnCall:          s.rpcOnCall(), // metricswire.go
+		REST:            cfg.REST,
 	})
 }
 
@@ -218,59 +200,8 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 			return &rpc.TxOutInfo{BestBlock: b.Hash, Confirmations: int64(b.Height-e.Height) + 1,
 				Value: e.Amount, PkScript: e.PkScript, Coinbase: e.IsCoinBase}, nil
 		},
-		TxOutSetInfo: func(hashType string) (*rpc.TxOutSetInfo, error) {
-			var kinds database.UtxoHashKind
-			switch hashType {
-			case "hash_serialized_3":
-				kinds = database.HashSerialized3
-			case "muhash":
-				kinds = database.HashMuHash
-			case "none":
-			default:
-				return nil, rpc.Errorf(rpc.ErrInvalidParam, "%s is not a valid hash_type", hashType)
-			}
-			// Like Core, flush first and scan the stored set. A block
-			// connected meanwhile may start a background multi-batch
-			// flush; a scan that lands between its batches is retried
-			// after the next synchronous flush (which waits for it).
-			var st database.UtxoSetInfo
-			var err error
-			for range 3 {
-				if err = c.Flush(); err != nil {
-					return nil, err
-				}
-				st, err = s.cs.HashUtxoSet(kinds)
-				if !errors.Is(err, database.ErrFlushInProgress) {
-					break
-				}
-			}
-			if err != nil {
-				return nil, err
-			}
-			txs, disk := int64(st.Txs), st.DiskBytes
-			var ls leveldb.DBStats
-			if s.cs.LevelDBStats(&ls) == nil && ls.LevelSizes.Sum() > 0 {
-				// Like Core, the table files' size (the kv byte
-				// count is only the fallback).
-				disk = ls.LevelSizes.Sum()
-			}
-			info := &rpc.TxOutSetInfo{
-				Height:       st.Best.Height,
-				BestBlock:    st.Best.Hash.String(),
-				TxOuts:       int64(st.Outputs),
-				BogoSize:     int64(st.BogoSize),
-				Transactions: &txs,
-				DiskSize:     &disk,
-				TotalAmount:  rpc.FormatBTC(st.TotalAmount),
-			}
-			switch kinds {
-			case database.HashSerialized3:
-				info.HashSerialized3 = st.HashSerialized3.String()
-			case database.HashMuHash:
-				info.MuHash = st.MuHash.String()
-			}
-			return info, nil
-		},
+		TxOutSetInfo:    s.txOutSetInfo, // coinstatswire.go
+		DumpTxOutSet:    s.dumpTxOutSet, // rpcadapter_dumptxoutset.go
 		PruneBlockchain: s.pruneBlockchain,
 		PreciousBlock: func(hash wire.Hash) error {
 			return rpcChainErr(c.PreciousBlock(&hash))
@@ -291,8 +222,9 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 		DeploymentInfo:   s.deploymentInfo,
 		TxPrevOuts:       s.txPrevOuts,
 		IndexInfo:        s.indexInfo,
-		ScanUTXOs:        s.scanUTXOs, // rpcadapter_scan.go
-		Coins:            s.rpcCoins,  // rpcadapter_coins.go
+		ScanUTXOs:        s.scanUTXOs,         // rpcadapter_scan.go
+		Coins:            s.rpcCoins,          // rpcadapter_coins.go
+		BlockFilters:     s.rpcBlockFilters(), // rpcadapter_scanblocks.go
 	}
 }
 
@@ -447,6 +379,7 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 		Prioritised:    s.prioritised,    // rpcadapter_mempool.go
 		Orphans:        s.orphans,        // rpcadapter_mempool.go
 		EstimateRawFee: s.estimateRawFee, // rpcadapter_fees.go
+		Transactions:   s.mempoolTxs,     // rpcadapter_scanblocks.go
 		EstimateSmartFee: func(target int64, mode string) (*rpc.EstimateSmartFeeResult, error) {
 			rate, blocks := p.EstimateSmartFee(int(target), mode == "conservative")
 			if rate <= 0 {
@@ -518,6 +451,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 		AddedNodeInfo:    s.addedNodeInfo,
 		AddConnection:    s.addConnection,
 		AddPeerAddress:   s.addPeerAddress, // rpcadapter_addpeer.go
+		FetchBlock:       s.fetchBlock,     // rpcadapter_fetchblock.go
 		AddNode: func(node, command string, _ bool) error {
 			addr := normalizePeerAddr(node, s.cfg.params.DefaultPort)
 			switch command {

@@ -604,5 +604,6 @@ func (s *server) indexInfo() (map[string]rpc.IndexInfo, error) {
 		}
 		out["txindex"] = e
 	}
+	s.addCoinStatsIndexInfo(out) // coinstatswire.go
 	return out, nil
 }

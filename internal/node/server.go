@@ -67,6 +67,7 @@ type server struct {
 	filterKick   chan struct{} // capacity 1: "the tip moved, catch up"
 	filterCancel context.CancelFunc
 	filterDone   chan struct{}
+	coinStats    *coinStatsWire // coinstatswire.go
 	zmq          *zmq.Notifier
 	metrics      *metrics.Metrics
 	metricsSrv   *metrics.Server
@@ -132,6 +133,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 			s.closeMetrics()
 			s.closeZMQ()
 			s.closeFilterIndex()
+			s.closeCoinStatsIndex()
 			if s.chain != nil {
 				s.chain.Close()
 			}
@@ -151,6 +153,9 @@ func newServer(cfg *Config) (_ *server, err error) {
 		return nil, err
 	}
 	if err := s.openFilterIndex(); err != nil {
+		return nil, err
+	}
+	if err := s.openCoinStatsIndex(); err != nil {
 		return nil, err
 	}
 	if err := s.newZMQ(); err != nil {
@@ -361,9 +366,11 @@ func (s *server) newMempool() {
 }
 
 // verifyScripts is the mempool's script seam over txscript with the shared
-// signature cache.
+// signature cache. The mandatory set (Core's MANDATORY_SCRIPT_VERIFY_FLAGS)
+// always applies, even before a deployment such as segwit's NULLDUMMY is
+// active, so a failure under it is worded "mandatory" as in Core.
 func (s *server) verifyScripts(tx *wire.MsgTx, coins []mempool.Coin, standard bool) error {
-	flags := s.chain.NextBlockScriptFlags()
+	flags := s.chain.NextBlockScriptFlags() | txscript.MandatoryVerifyFlags
 	if standard {
 		flags |= txscript.StandardVerifyFlags
 	}
@@ -399,12 +406,10 @@ func (s *server) newPeerLayer() error {
 		}
 		bmgrLog.Warnf("Ignoring ban list: %v", err)
 	}
-	s.addrs, err = addrmgr.New(addrmgr.Config{DataDir: cfg.DataDir})
+	// As bitcoind, an unreadable peers.dat stops start-up with its error.
+	s.addrs, err = addrmgr.New(addrmgr.Config{DataDir: cfg.DataDir, Net: cfg.params.Net})
 	if err != nil {
-		if s.addrs == nil {
-			return err
-		}
-		amgrLog.Warnf("Ignoring peers file: %v", err)
+		return err
 	}
 
 	s.peerCfg = peer.Config{
@@ -707,6 +712,7 @@ func (s *server) Start() {
 		srvrLog.Trace("Starting server")
 		s.sync.Start()
 		s.startFilterIndex()
+		s.startCoinStatsIndex()
 		if len(s.listeners) == 0 {
 			srvrLog.Info("Not listening for inbound connections (--nolisten, --connect or --proxy)")
 		}
@@ -818,6 +824,7 @@ func (s *server) Stop() {
 		s.wg.Wait()
 		s.sync.Stop()
 		s.stopFilterIndex()
+		s.stopCoinStatsIndex()
 		if err := s.chain.Close(); err != nil {
 			srvrLog.Errorf("Flushing chain state: %v", err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/btcsuite/btclog"
 )
 
 // TestRPCSmoke drives a running node over HTTP JSON-RPC.
@@ -113,8 +115,8 @@ func TestRPCSmoke(t *testing.T) {
 		}
 	}
 	defer syncLog.SetLevel(syncLog.Level())
-	res, rerr = n.rpcCall(t, "logging", []string{"sync"})
-	if rerr != nil || !strings.Contains(string(res), `"SYNC":true`) {
+	res, rerr = n.rpcCall(t, "logging", []string{"cmpctblock"})
+	if rerr != nil || !strings.Contains(string(res), `"cmpctblock":true`) || syncLog.Level() > btclog.LevelDebug {
 		t.Errorf("logging: %s %v", res, rerr)
 	}
 	if _, rerr := n.rpcCall(t, "setban", "10.1.2.3", "add"); rerr != nil {

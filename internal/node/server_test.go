@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -66,7 +67,19 @@ var opTrueScript = func() []byte {
 // transactions.
 func (n *testNode) mine(t testing.TB, count int) []wire.Hash {
 	t.Helper()
-	hs, err := n.s.generate(count, opTrueScript, 0, nil, true)
+	return n.mineTo(t, count, opTrueScript)
+}
+
+// otherScript is an anyone-can-spend output script other than
+// opTrueScript. Generated coinbases carry no extra nonce (as Core's), so
+// blocks mined on the same parent in the same second to the same script
+// are identical; tests building competing branches mine one of them here.
+var otherScript = []byte{txscript.OP_2, txscript.OP_DROP, txscript.OP_TRUE}
+
+// mineTo generates count blocks paying to script.
+func (n *testNode) mineTo(t testing.TB, count int, script []byte) []wire.Hash {
+	t.Helper()
+	hs, err := n.s.generate(count, script, 0, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

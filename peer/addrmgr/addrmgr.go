@@ -63,7 +63,7 @@ func (e ErrorKind) Error() string { return string(e) }
 const (
 	// ErrNoAddresses means the tables hold nothing to select.
 	ErrNoAddresses = ErrorKind("no addresses known")
-	// ErrCorruptFile means peers.json could not be parsed.
+	// ErrCorruptFile means peers.dat could not be read.
 	ErrCorruptFile = ErrorKind("corrupt peers file")
 )
 
@@ -135,8 +135,14 @@ func (ka *knownAddress) chance(now time.Time) float64 {
 
 // Config configures a Manager.
 type Config struct {
-	// DataDir holds peers.json; empty keeps addresses in memory only.
+	// DataDir holds peers.dat; empty keeps addresses in memory only.
 	DataDir string
+	// Net is the network whose magic starts peers.dat; a file of another
+	// network is refused.
+	Net wire.BitcoinNet
+	// BugReport is where the start-up error for a corrupt peers.dat asks
+	// users to report it; empty says "none".
+	BugReport string
 	// Lookup resolves DNS seed names; nil uses the system resolver. Tests
 	// inject a fake.
 	Lookup func(host string) ([]netip.Addr, error)
@@ -166,9 +172,11 @@ type Manager struct {
 	once sync.Once
 }
 
-// New returns a Manager, loading peers.json from cfg.DataDir when present.
-// A corrupt file is reported as ErrCorruptFile together with a usable
-// empty Manager.
+// New returns a Manager, loading peers.dat from cfg.DataDir, or creating
+// it when missing, as bitcoind does at start-up. A file bitcoind would
+// refuse (corrupt, truncated, of another network) makes New fail with
+// bitcoind's start-up error (errors.Is ErrCorruptFile) and no Manager; a
+// file of a newer format is moved to peers.dat.bak and replaced.
 func New(cfg Config) (*Manager, error) {
 	if cfg.Now == nil {
 		cfg.Now = clock.Now
@@ -180,8 +188,7 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m.path = peersPath(cfg.DataDir)
 	if err := m.load(); err != nil {
-		m.reset()
-		return m, err
+		return nil, err
 	}
 	return m, nil
 }

@@ -7,7 +7,7 @@
 // chosen by the network group (/16 for IPv4, /32 for IPv6) of the address
 // and of the peer that sent it; "tried" holds addresses we connected to, in
 // 256 buckets of 64 chosen by the address's group. Bucket and slot come
-// from hashing with a secret random key kept in peers.json, so an attacker
+// from hashing with a secret random key kept in peers.dat, so an attacker
 // cannot predict which of our entries its addresses would evict and cannot
 // fill the tables from a few network groups: an eclipse attack needs
 // addresses from many groups. Selection favours tried addresses half the
@@ -19,6 +19,6 @@
 // from Bitcoin Core's contrib/seeds (fixedseeds.go).
 //
 // The tables are bounded by construction (at most 65536 new and 16384
-// tried entries) and persist to peers.json in the data directory, written
-// atomically.
+// tried entries) and persist to peers.dat in the data directory, in
+// Bitcoin Core's format (peersdat.go), written atomically.
 package addrmgr

@@ -241,10 +241,13 @@ func GroupKey(a *wire.NetAddressV2) string {
 }
 
 // internalKey returns a synthetic source address for name (for example
-// the fixed seeds), in a group of its own.
+// the fixed seeds), in a group of its own. It is Core's NET_INTERNAL
+// address as peers.dat stores it: the first ten bytes of SHA-256(name)
+// under Core's internal IPv6 prefix.
 func internalKey(name string) addrKey {
 	h := sha256.Sum256([]byte(name))
 	k := addrKey{net: netInternal}
-	copy(k.addr[:16], h[:16])
+	n := copy(k.addr[:], internalInIPv6Prefix)
+	copy(k.addr[n:16], h[:16-n])
 	return k
 }

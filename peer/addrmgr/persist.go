@@ -1,70 +1,31 @@
 package addrmgr
 
 import (
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/btcnode/btcd/peer/internal/atomicfile"
 	"github.com/btcnode/btcd/wire"
 )
 
-// FileName is the name of the address file in the data directory.
-const FileName = "peers.json"
+// FileName is the name of the address file in the data directory, in
+// Bitcoin Core's format (peersdat.go).
+const FileName = "peers.dat"
 
 // DumpInterval is how often Start saves the tables (Core's
 // DUMP_PEERS_INTERVAL).
 const DumpInterval = 15 * time.Minute
 
-const (
-	fileVersion = 1
-	// maxFileSize bounds peers.json; a full table is about 20 MB.
-	maxFileSize = 64 << 20
-	maxEntries  = newBucketCount*bucketSize + triedBucketCount*bucketSize
-)
+// maxFileSize bounds the file read at start-up; full tables take about
+// 7 MB.
+const maxFileSize = 64 << 20
 
 func peersPath(dir string) string { return filepath.Join(dir, FileName) }
-
-type fileAddr struct {
-	Net         uint8  `json:"net"`
-	Addr        string `json:"addr"` // hex of the raw address bytes
-	Port        uint16 `json:"port"`
-	Services    uint64 `json:"services"`
-	Time        uint32 `json:"time"`
-	SrcNet      uint8  `json:"src_net"`
-	SrcAddr     string `json:"src_addr"`
-	Attempts    int    `json:"attempts,omitempty"`
-	LastAttempt int64  `json:"last_attempt,omitempty"`
-	LastSuccess int64  `json:"last_success,omitempty"`
-	Tried       bool   `json:"tried,omitempty"`
-}
-
-type fileContents struct {
-	Version   int        `json:"version"`
-	Key       string     `json:"key"`
-	Addresses []fileAddr `json:"addresses"`
-}
-
-func encodeKey(k *addrKey) (uint8, string) {
-	return uint8(k.net), hex.EncodeToString(k.addr[:k.addrLen()])
-}
-
-func decodeKey(netID uint8, s string, port uint16) (addrKey, bool) {
-	k := addrKey{net: wire.NetworkID(netID), port: port}
-	n := k.addrLen()
-	if n == 0 || hex.DecodedLen(len(s)) != n {
-		return k, false
-	}
-	if _, err := hex.Decode(k.addr[:n], []byte(s)); err != nil {
-		return k, false
-	}
-	return k, true
-}
 
 func unixOrZero(t time.Time) int64 {
 	if t.IsZero() {
@@ -74,103 +35,140 @@ func unixOrZero(t time.Time) int64 {
 }
 
 func timeOrZero(s int64) time.Time {
-	if s == 0 {
+	if s <= 0 {
 		return time.Time{}
 	}
 	return time.Unix(s, 0)
 }
 
-// Save writes the tables to peers.json.
+// quotePath quotes a path as C++'s std::quoted does, which is how
+// bitcoind names files in its messages.
+func quotePath(p string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(p) + `"`
+}
+
+// corruptFileError is an unreadable peers.dat. As bitcoind, the node
+// refuses to start with it rather than silently forget the addresses;
+// the text is bitcoind's start-up error.
+type corruptFileError struct {
+	path, reason, bugReport string
+}
+
+func (e *corruptFileError) Error() string {
+	return fmt.Sprintf("Invalid or corrupt peers.dat (%s). If you believe this is a bug, please report it to %s. "+
+		"As a workaround, you can move the file (%s) out of the way (rename, move, or delete) to have a new one created on the next start.",
+		e.reason, e.bugReport, quotePath(e.path))
+}
+
+func (e *corruptFileError) Unwrap() error { return ErrCorruptFile }
+
+// Save writes the tables to peers.dat.
 func (m *Manager) Save() error {
 	if m.path == "" {
 		return nil
 	}
+	start := time.Now()
 	m.mu.Lock()
-	fc := fileContents{Version: fileVersion, Key: hex.EncodeToString(m.key[:]),
-		Addresses: make([]fileAddr, 0, len(m.index))}
-	for _, ka := range m.index {
-		fa := fileAddr{Port: ka.key.port, Services: uint64(ka.services), Time: ka.timestamp,
-			Attempts: ka.attempts, LastAttempt: unixOrZero(ka.lastAttempt),
-			LastSuccess: unixOrZero(ka.lastSuccess), Tried: ka.tried}
-		fa.Net, fa.Addr = encodeKey(&ka.key)
-		fa.SrcNet, fa.SrcAddr = encodeKey(&ka.src)
-		fc.Addresses = append(fc.Addresses, fa)
-	}
+	b := m.encodePeersDatLocked(m.cfg.Net)
+	n := len(m.index)
 	m.mu.Unlock()
-	b, err := json.Marshal(&fc)
-	if err != nil {
+	if err := atomicfile.Write(m.path, b); err != nil {
 		return err
 	}
-	return atomicfile.Write(m.path, b)
+	log.Debugf("Flushed %d addresses to peers.dat  %dms", n, time.Since(start).Milliseconds())
+	return nil
 }
 
+func (m *Manager) saveLogged() {
+	if err := m.Save(); err != nil {
+		log.Errorf("Saving %s: %v", m.path, err)
+	}
+}
+
+// load reads peers.dat as bitcoind's LoadAddrman does: a missing file is
+// created, one written for a newer version is set aside as peers.dat.bak
+// and replaced, and any other failure is a start-up error.
 func (m *Manager) load() error {
-	f, err := os.Open(m.path)
+	start := time.Now()
+	b, err := readLimited(m.path)
 	if errors.Is(err, os.ErrNotExist) {
+		log.Infof("Creating peers.dat because the file was not found (%s)", quotePath(m.path))
+		m.saveLogged()
+		return nil
+	}
+	if err == nil {
+		err = m.loadBytes(b)
+	}
+	if errors.Is(err, errVersion) {
+		if err := os.Rename(m.path, m.path+".bak"); err != nil {
+			return errors.New("Failed to rename invalid peers.dat file. Please move or delete it and try again.")
+		}
+		m.reset()
+		log.Infof("Creating new peers.dat because the file version was not compatible (%s). Original backed up to peers.dat.bak", quotePath(m.path))
+		m.saveLogged()
 		return nil
 	}
 	if err != nil {
-		return err
+		bug := m.cfg.BugReport
+		if bug == "" {
+			bug = "none"
+		}
+		return &corruptFileError{path: m.path, reason: err.Error(), bugReport: bug}
+	}
+	log.Infof("Loaded %d addresses from peers.dat  %dms", m.Size(), time.Since(start).Milliseconds())
+	return nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return m.loadBytes(b)
+	if len(b) > maxFileSize {
+		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
+	}
+	return b, nil
 }
 
-// loadBytes replaces the tables with the contents of a peers.json file.
-// Entries are placed by recomputing their buckets, so a file from an older
-// table geometry still loads; entries that collide are dropped.
+// loadBytes replaces the tables with the contents of a peers.dat file.
+// Entries are placed by this node's own bucketing (as bitcoind re-buckets
+// a file whose placement it cannot reuse); unusable entries and ones that
+// collide are dropped.
 func (m *Manager) loadBytes(b []byte) error {
-	if len(b) > maxFileSize {
-		return fmt.Errorf("%w: larger than %d bytes", ErrCorruptFile, maxFileSize)
-	}
-	var fc fileContents
-	if err := json.Unmarshal(b, &fc); err != nil {
-		return fmt.Errorf("%w: %v", ErrCorruptFile, err)
-	}
-	if fc.Version != fileVersion {
-		return fmt.Errorf("%w: version %d", ErrCorruptFile, fc.Version)
-	}
-	key, err := hex.DecodeString(fc.Key)
-	if err != nil || len(key) != len(m.key) {
-		return fmt.Errorf("%w: bad key", ErrCorruptFile)
-	}
-	if len(fc.Addresses) > maxEntries {
-		return fmt.Errorf("%w: %d entries", ErrCorruptFile, len(fc.Addresses))
+	f, err := decodePeersDat(b, m.cfg.Net)
+	if err != nil {
+		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	copy(m.key[:], key)
+	m.key = f.key
 	// Tried entries first, so they keep their place.
-	for pass := range 2 {
-		for i := range fc.Addresses {
-			fa := &fc.Addresses[i]
-			if fa.Tried != (pass == 0) {
-				continue
-			}
-			k, ok := decodeKey(fa.Net, fa.Addr, fa.Port)
-			src, ok2 := decodeKey(fa.SrcNet, fa.SrcAddr, 0)
-			if !ok || !ok2 || !isRoutable(&k) || m.index[k] != nil {
-				continue
-			}
-			m.place(k, src, fa)
-		}
+	for _, e := range f.tried {
+		m.place(&e, true)
 	}
-	log.Infof("Loaded %d addresses (%d new, %d tried) from %s", len(m.index), m.nNew, m.nTried, m.path)
+	for _, e := range f.new {
+		m.place(&e, false)
+	}
 	return nil
 }
 
 // place inserts a loaded entry into its slot if the slot is free.
-func (m *Manager) place(k, src addrKey, fa *fileAddr) {
-	if fa.Tried {
+func (m *Manager) place(e *datEntry, tried bool) {
+	k := e.key
+	if !e.valid || !isRoutable(&k) || m.index[k] != nil {
+		return
+	}
+	if tried {
 		b := m.triedBucket(&k)
 		pos := m.bucketPos(false, b, &k)
 		if m.tried[b][pos] == 0 {
-			ka := m.create(k, src, wire.ServiceFlag(fa.Services), fa.Time)
-			m.fill(ka, fa)
+			ka := m.create(k, e.src, wire.ServiceFlag(e.services), e.time)
+			m.fill(ka, e)
 			m.nNew--
 			m.nTried++
 			ka.tried = true
@@ -178,22 +176,21 @@ func (m *Manager) place(k, src addrKey, fa *fileAddr) {
 			return
 		}
 	}
-	b := m.newBucket(&k, &src)
+	b := m.newBucket(&k, &e.src)
 	pos := m.bucketPos(true, b, &k)
 	if m.newTbl[b][pos] != 0 {
 		return
 	}
-	ka := m.create(k, src, wire.ServiceFlag(fa.Services), fa.Time)
-	m.fill(ka, fa)
+	ka := m.create(k, e.src, wire.ServiceFlag(e.services), e.time)
+	m.fill(ka, e)
 	m.newTbl[b][pos] = ka.id
 	ka.refs = 1
 	ka.slots = []uint32{uint32(b*bucketSize + pos)}
 }
 
-func (m *Manager) fill(ka *knownAddress, fa *fileAddr) {
-	ka.attempts = max(fa.Attempts, 0)
-	ka.lastAttempt = timeOrZero(fa.LastAttempt)
-	ka.lastSuccess = timeOrZero(fa.LastSuccess)
+func (m *Manager) fill(ka *knownAddress, e *datEntry) {
+	ka.attempts = max(int(e.attempts), 0)
+	ka.lastSuccess = timeOrZero(e.lastSuccess)
 }
 
 // Start saves the tables every DumpInterval until Stop.
@@ -208,9 +205,7 @@ func (m *Manager) Start() {
 			case <-m.quit:
 				return
 			case <-t.C:
-				if err := m.Save(); err != nil {
-					log.Errorf("Saving %s: %v", m.path, err)
-				}
+				m.saveLogged()
 			}
 		}
 	}()

@@ -44,6 +44,9 @@ const (
 	ErrCorruptFile = ErrorKind("corrupt ban list file")
 	// ErrInvalidSubnet means an address or subnet was not valid.
 	ErrInvalidSubnet = ErrorKind("invalid address or subnet")
+	// ErrAlreadyBanned means BanSubnet was given an address an
+	// unexpired ban already covers, or a range banned already.
+	ErrAlreadyBanned = ErrorKind("IP/Subnet already banned")
 )
 
 var log = btclog.Disabled
@@ -91,9 +94,11 @@ type Manager struct {
 }
 
 // New returns a Manager, loading banlist.json from cfg.DataDir if present.
-// Expired bans in the file are dropped. A corrupt file is reported as
-// ErrCorruptFile together with a usable empty Manager, so the caller may
-// choose to log and continue.
+// Expired bans in the file are dropped. A missing file is created empty;
+// an unreadable or corrupt one is overwritten with an empty list, as
+// bitcoind does, and reported (ErrCorruptFile when it did not parse)
+// together with the usable empty Manager, so the caller may log and
+// continue.
 func New(cfg Config) (*Manager, error) {
 	if cfg.BanDuration <= 0 {
 		cfg.BanDuration = DefaultBanDuration
@@ -113,10 +118,30 @@ func New(cfg Config) (*Manager, error) {
 		return m, nil
 	}
 	m.path = filepath.Join(cfg.DataDir, FileName)
-	if err := m.load(); err != nil {
-		return m, err
+	start := time.Now()
+	err := m.load()
+	if err == nil {
+		log.Debugf("Loaded %d banned node addresses/subnets  %dms", m.count(), time.Since(start).Milliseconds())
+		return m, nil
 	}
-	return m, nil
+	// As bitcoind, a missing or unreadable list is replaced by an empty
+	// one at once, so the file exists from start-up on.
+	if !errors.Is(err, os.ErrNotExist) {
+		log.Warnf("Cannot load banlist %s: %v", m.path, err)
+	}
+	log.Infof("Recreating the banlist database")
+	m.saveLogged()
+	if errors.Is(err, os.ErrNotExist) {
+		return m, nil
+	}
+	return m, err
+}
+
+// count returns how many bans are held, expired ones included.
+func (m *Manager) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.single) + len(m.ranges)
 }
 
 // normAddr strips IPv4-in-IPv6 mapping and zones so one host has one key.
@@ -153,14 +178,22 @@ func (m *Manager) Ban(addr netip.Addr, reason string) bool {
 		return false
 	}
 	addr = normAddr(addr)
-	return m.BanSubnet(netip.PrefixFrom(addr, addr.BitLen()), m.cfg.Now().Add(m.cfg.BanDuration), reason) == nil
+	return m.ban(netip.PrefixFrom(addr, addr.BitLen()), m.cfg.Now().Add(m.cfg.BanDuration), reason, false) == nil
 }
 
 // BanSubnet bans a range until the given time (the RPC setban path). A
 // range that overlaps the whitelist is refused only when the whitelisted
 // range lies entirely inside it or contains it, since banning it would ban
-// a whitelisted host.
+// a whitelisted host. As bitcoind's setban, a single address already
+// covered by a ban, or a range already banned as such, is refused with
+// ErrAlreadyBanned.
 func (m *Manager) BanSubnet(subnet netip.Prefix, until time.Time, reason string) error {
+	return m.ban(subnet, until, reason, true)
+}
+
+// ban records a ban; with refuseBanned it fails for what BanSubnet
+// refuses, otherwise a new ban replaces an existing one.
+func (m *Manager) ban(subnet netip.Prefix, until time.Time, reason string, refuseBanned bool) error {
 	if !subnet.IsValid() {
 		return fmt.Errorf("%w: %v", ErrInvalidSubnet, subnet)
 	}
@@ -169,6 +202,9 @@ func (m *Manager) BanSubnet(subnet netip.Prefix, until time.Time, reason string)
 		if w.Overlaps(subnet) {
 			return fmt.Errorf("%w: %v overlaps whitelisted %v", ErrInvalidSubnet, subnet, w)
 		}
+	}
+	if refuseBanned && m.alreadyBanned(subnet) {
+		return fmt.Errorf("%w: %v", ErrAlreadyBanned, subnet)
 	}
 	e := Entry{Subnet: subnet, Created: m.cfg.Now(), Until: until, Reason: reason}
 	m.mu.Lock()
@@ -180,6 +216,19 @@ func (m *Manager) BanSubnet(subnet netip.Prefix, until time.Time, reason string)
 	m.mu.Unlock()
 	log.Infof("Banned %v until %v: %s", subnet, until.Format(time.RFC3339), reason)
 	return m.saveLogged()
+}
+
+// alreadyBanned reports whether setban would find subnet banned: a
+// single address by any ban covering it, a range by its own entry.
+func (m *Manager) alreadyBanned(subnet netip.Prefix) bool {
+	if subnet.IsSingleIP() {
+		return m.IsBanned(subnet.Addr())
+	}
+	now := m.cfg.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.ranges[subnet]
+	return ok && now.Before(e.Until)
 }
 
 // Unban removes the ban of exactly subnet (a single address is given as a
@@ -302,7 +351,12 @@ func (m *Manager) Save() error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(m.path, b)
+	start := time.Now()
+	if err := atomicfile.Write(m.path, b); err != nil {
+		return err
+	}
+	log.Debugf("Flushed %d banned node addresses/subnets to disk  %dms", len(list), time.Since(start).Milliseconds())
+	return nil
 }
 
 func (m *Manager) saveLogged() error {
@@ -313,11 +367,9 @@ func (m *Manager) saveLogged() error {
 	return err
 }
 
+// load reads banlist.json; a missing file is reported as os.ErrNotExist.
 func (m *Manager) load() error {
 	f, err := os.Open(m.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}

@@ -528,7 +528,8 @@ func (m *Manager) acceptLoop(l net.Listener) {
 		}
 		if m.cfg.IsBanned != nil {
 			if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil && m.cfg.IsBanned(ap.Addr()) {
-				log.Debugf("Rejecting banned inbound %v", conn.RemoteAddr())
+				// bitcoind's words, which Core's tests look for.
+				log.Debugf("connection from %v dropped (banned)", conn.RemoteAddr())
 				conn.Close()
 				continue
 			}

@@ -86,16 +86,17 @@ func (m *Manager) handleNewPeer(p *peer.Peer) {
 	if !p.Connected() {
 		return
 	}
-	want := wire.SFNodeNetwork | wire.SFNodeWitness
 	// As Core, short-lived connections (addr-fetch, feeler) are never
-	// asked for headers or blocks.
+	// asked for headers or blocks, and pruned peers (NODE_NETWORK_LIMITED)
+	// are, within limits (canFetch).
 	short := p.ConnType() == peer.ConnAddrFetch || p.ConnType() == peer.ConnFeeler
+	svc := p.Services()
 	ps := &peerState{
 		p:          p,
 		inflight:   make(map[wire.Hash]time.Time),
 		known:      make(map[wire.Hash]struct{}),
 		bestHeight: p.LastBlock(),
-		syncCand:   p.Services()&want == want && !short,
+		syncCand:   svc&wire.SFNodeWitness != 0 && svc&(wire.SFNodeNetwork|wire.SFNodeNetworkLimited) != 0 && !short,
 	}
 	m.peersMu.Lock()
 	m.peers[p] = ps
@@ -263,6 +264,7 @@ func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 		m.log.Errorf("Processing headers from %v: %v", ps.p, err)
 		return
 	}
+	m.directFetch(ps, lastHash, lastHeight)
 	if len(headers) == wire.MaxBlockHeadersPerMsg {
 		m.sendGetHeaders(ps, wire.Hash{})
 	} else if ps == m.syncPeer {
@@ -270,6 +272,71 @@ func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 		m.log.Debugf("Headers synced from %v up to height %d", ps.p, h)
 	}
 	m.fill()
+}
+
+// directFetchSpacings is how recent, in block intervals, the tip must be
+// for announced blocks to be fetched at once (Core's CanDirectFetch).
+const directFetchSpacings = 20
+
+// directFetch asks ps at once for the blocks of the header chain it just
+// announced when that chain has at least our tip's work (Core's
+// HeadersDirectFetchBlocks). fill follows only the best header, which
+// keeps the first seen of two chains of equal work; asking the announcer
+// for the other one too is what lets a block whose first copy came
+// mutated (the same header, a malleated body) arrive as a sibling with
+// its own header.
+func (m *Manager) directFetch(ps *peerState, last wire.Hash, lastHeight int32) {
+	if !m.canFetch(ps) || !ps.p.Connected() {
+		return
+	}
+	tip := m.chain.BestSnapshot()
+	tipSt, ok := m.chain.LookupBlock(&tip.Hash)
+	if !ok || clock.Now().Sub(time.Unix(int64(tipSt.Header.Timestamp), 0)) >= directFetchSpacings*m.chain.Params().TargetTimePerBlock {
+		return
+	}
+	st, ok := m.chain.LookupBlock(&last)
+	if !ok || st.Invalid || st.ChainWork.Cmp(tipSt.ChainWork) < 0 {
+		return
+	}
+	var want []blockchain.BlockStatus
+	for !st.MainChain && len(want) <= m.cfg.MaxInFlight {
+		deep := limitedPeer(ps) && lastHeight-st.Height >= limitedFetchDepth
+		if _, asked := m.requested[st.Hash]; !st.HaveData && !asked && !deep {
+			want = append(want, st)
+		}
+		if st, ok = m.chain.LookupBlock(&st.Header.PrevBlock); !ok {
+			return
+		}
+	}
+	if !st.MainChain {
+		m.log.Debugf("Large reorg, won't direct fetch to %v (%d)", last, lastHeight)
+		return
+	}
+	now := clock.Now()
+	var inv []wire.InvVect
+	first := int32(0)
+	for i := len(want) - 1; i >= 0 && len(ps.inflight) < m.cfg.MaxInFlight; i-- {
+		h := want[i].Hash
+		if len(ps.inflight) == 0 {
+			ps.lastRecv = now
+		}
+		if len(inv) == 0 {
+			first = want[i].Height
+		}
+		ps.inflight[h] = now
+		m.requested[h] = ps
+		m.log.Debugf("Requesting block %v from  peer=%d", h, ps.p.ID())
+		inv = append(inv, wire.InvVect{Type: wire.InvTypeWitnessBlock, Hash: h})
+	}
+	switch {
+	case len(inv) == 1 && m.wantCmpct(ps, first, tip.Height):
+		inv[0].Type = wire.InvTypeCmpctBlock
+	case len(inv) > 1:
+		m.log.Debugf("Downloading blocks toward %v (%d) via headers direct fetch", last, lastHeight)
+	}
+	if len(inv) > 0 {
+		ps.p.QueueMessage(&wire.MsgGetData{InvList: inv}, nil)
+	}
 }
 
 func (m *Manager) handleBlockInv(ps *peerState, inv []wire.InvVect) {
@@ -336,7 +403,7 @@ func (m *Manager) handleBlock(be blockEvent) {
 	if err != nil {
 		var re *blockchain.RuleError
 		if errors.As(err, &re) {
-			m.log.Infof("Rejected block %v from %v: %v", hash, be.p, err)
+			m.log.Debugf("Rejected block %v from %v: %v", hash, be.p, err)
 			be.p.Misbehaving(PenaltyInvalid, "invalid block: "+re.Reason)
 			// Core keeps noban and manual peers whatever they send.
 			if ps != nil && be.p.Connected() && !be.p.HasPermission(peer.PermNoBan) && !be.p.Manual() {
@@ -365,6 +432,23 @@ func (m *Manager) handleBlock(be blockEvent) {
 	m.fill()
 }
 
+// limitedPeer reports a peer that keeps only recent blocks: it offers
+// NODE_NETWORK_LIMITED without NODE_NETWORK.
+func limitedPeer(ps *peerState) bool { return ps.p.Services()&wire.SFNodeNetwork == 0 }
+
+// limitedFetchDepth is how far below a pruned peer's best block we ask it
+// for blocks: NODE_NETWORK_LIMITED's 288 less Core's two-block margin, so
+// a request racing the peer's next block is still served.
+const limitedFetchDepth = 288 - 2
+
+// canFetch reports whether blocks may be asked of ps at all: a sync
+// candidate, and for a pruned one only once we are out of the initial
+// download, as Core, since a pruned peer cannot serve a chain from the
+// start.
+func (m *Manager) canFetch(ps *peerState) bool {
+	return ps.syncCand && (!limitedPeer(ps) || m.IsCurrent())
+}
+
 // fill assigns missing blocks of the best header chain, inside the window
 // ahead of the tip, to peers with free request slots.
 func (m *Manager) fill() {
@@ -376,7 +460,7 @@ func (m *Manager) fill() {
 	}
 	free, capacity := 0, 0
 	for _, ps := range m.peers {
-		if ps.syncCand {
+		if m.canFetch(ps) {
 			capacity += m.cfg.MaxInFlight
 			free += m.cfg.MaxInFlight - len(ps.inflight)
 		}
@@ -405,13 +489,25 @@ func (m *Manager) fill() {
 			break
 		}
 		var pick *peerState
+		tooDeep := false
 		for _, ps := range m.peers {
-			if !ps.syncCand || len(ps.inflight) >= m.cfg.MaxInFlight || max(ps.bestHeight, ps.p.LastBlock()) < height {
+			peerBest := max(ps.bestHeight, ps.p.LastBlock())
+			if !m.canFetch(ps) || len(ps.inflight) >= m.cfg.MaxInFlight || peerBest < height {
+				continue
+			}
+			if limitedPeer(ps) && peerBest-height >= limitedFetchDepth {
+				// Pruned peers are not asked for what they may have
+				// deleted; a later block they can serve.
+				tooDeep = true
 				continue
 			}
 			if pick == nil || len(ps.inflight) < len(pick.inflight) {
 				pick = ps
 			}
+		}
+		if pick == nil && tooDeep {
+			exhausted = false
+			continue
 		}
 		if pick == nil {
 			exhausted = false
@@ -435,7 +531,7 @@ func (m *Manager) fill() {
 	// are waiting on whoever holds the window's first block.
 	if exhausted && len(m.requested) > 0 {
 		for _, ps := range m.peers {
-			if ps.syncCand && len(ps.inflight) < m.cfg.MaxInFlight {
+			if m.canFetch(ps) && len(ps.inflight) < m.cfg.MaxInFlight {
 				m.stallWait = true
 				break
 			}
@@ -525,7 +621,7 @@ func (m *Manager) otherPreferred(ps *peerState) bool {
 
 func (m *Manager) otherCandidates(ps *peerState) bool {
 	for _, o := range m.peers {
-		if o != ps && o.syncCand && o.p.Connected() {
+		if o != ps && m.canFetch(o) && o.p.Connected() {
 			return true
 		}
 	}

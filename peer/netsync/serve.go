@@ -139,6 +139,10 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	if err == nil {
 		return
 	}
+	// bitcoind's words (the error is its validation state), logged
+	// before any punishment as bitcoind does, so the line is there even
+	// when the peer is dropped for it.
+	m.log.Debugf("%v (wtxid=%v) from peer=%d was not accepted: %v", txid, wtxid, p.ID(), err)
 	if errors.Is(err, mempool.ErrConsensus) {
 		p.Misbehaving(PenaltyBadTx, "invalid transaction")
 	}
@@ -148,7 +152,6 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	if m.cfg.OnTxRejected != nil {
 		m.cfg.OnTxRejected(err)
 	}
-	m.log.Debugf("Rejected transaction %v from %v: %v", txid, p, err)
 }
 
 // onGetHeaders answers with up to 2,000 main-chain headers after the
@@ -185,6 +188,23 @@ func (m *Manager) historicalLimitReached(p *peer.Peer, h *wire.Hash) bool {
 	}
 	st, ok := m.chain.LookupBlock(h)
 	return ok && m.cfg.RefuseHistoricalBlock(int64(st.Header.Timestamp))
+}
+
+// limitedServeDepth is how far below the tip a pruned node serves blocks:
+// NODE_NETWORK_LIMITED's 288 plus Core's two-block margin for races.
+const limitedServeDepth = 288 + 2
+
+// belowLimitedThreshold reports whether p asks a pruned node (one that
+// announces NODE_NETWORK_LIMITED without NODE_NETWORK) for a block deeper
+// than it promises to serve. As Core, such a request is not answered but
+// ends the connection, so the peer neither learns the prune height nor
+// waits for a block that will not come; noban peers are exempt.
+func (m *Manager) belowLimitedThreshold(p *peer.Peer, h *wire.Hash) bool {
+	if !m.chain.Pruned() || p.HasPermission(peer.PermNoBan) {
+		return false
+	}
+	st, ok := m.chain.LookupBlock(h)
+	return ok && m.chain.BestSnapshot().Height-st.Height > limitedServeDepth
 }
 
 // staleRelayAgeLimit is how old, in time and in work, a block off the
@@ -276,6 +296,11 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 			}
 			if m.historicalLimitReached(p, &iv.Hash) {
 				m.log.Debugf("historical block serving limit reached, disconnecting peer=%d", p.ID())
+				p.Disconnect()
+				return
+			}
+			if m.belowLimitedThreshold(p, &iv.Hash) {
+				m.log.Debugf("Ignore block request below NODE_NETWORK_LIMITED threshold, disconnecting peer=%d", p.ID())
 				p.Disconnect()
 				return
 			}
