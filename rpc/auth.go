@@ -25,24 +25,27 @@ import (
 type authEntry struct {
 	user string
 	salt string
-	hmac []byte // 32 bytes
+	hmac []byte // 32 bytes; nil for a hash no password can match
 }
 
 // parseAuthEntry parses bitcoind's rpcauth format "user:salt$hexhmac".
+// As bitcoind, only the shape is checked (one ':' and one '$'); a hash
+// that is not 64 lower-case hex digits is kept but matches no password,
+// since bitcoind compares the hex text of the HMAC with it.
 func parseAuthEntry(s string) (authEntry, error) {
-	user, rest, ok := strings.Cut(s, ":")
-	if !ok {
-		return authEntry{}, kindErrorf(ErrInvalidConfig, "rpcauth entry %q: want user:salt$hash", s)
+	fields := strings.Split(s, ":")
+	if len(fields) != 2 {
+		return authEntry{}, kindErrorf(ErrInvalidConfig, "Invalid -rpcauth argument.")
 	}
-	salt, h, ok := strings.Cut(rest, "$")
-	if !ok || strings.ContainsAny(h, ":$") {
-		return authEntry{}, kindErrorf(ErrInvalidConfig, "rpcauth entry for %q: want user:salt$hash", user)
+	saltHash := strings.Split(fields[1], "$")
+	if len(saltHash) != 2 {
+		return authEntry{}, kindErrorf(ErrInvalidConfig, "Invalid -rpcauth argument.")
 	}
-	mac, err := hex.DecodeString(h)
-	if err != nil || len(mac) != sha256.Size {
-		return authEntry{}, kindErrorf(ErrInvalidConfig, "rpcauth entry for %q: hash must be 64 hex digits", user)
+	e := authEntry{user: fields[0], salt: saltHash[0]}
+	if h := saltHash[1]; len(h) == 2*sha256.Size && strings.ToLower(h) == h {
+		e.hmac, _ = hex.DecodeString(h)
 	}
-	return authEntry{user: user, salt: salt, hmac: mac}, nil
+	return e, nil
 }
 
 // authorized checks an Authorization header against the configured

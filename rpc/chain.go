@@ -115,7 +115,7 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 			Description: "Retrieve a BIP 157 content filter for a particular block.",
 			Args:        []Arg{hashArg, {Name: "filtertype", Type: ArgStr, Optional: true, Default: `"basic"`, Description: "The type name of the filter"}},
 			Result:      `{ "filter" : "hex", "header" : "hex" }`,
-			Available:   chainHas(func(c *ChainBackend) bool { return c.BlockFilter != nil }),
+			Available:   chainHas(func(*ChainBackend) bool { return true }),
 			Handler: func(s *Server, p *Params) (any, error) {
 				h, err := p.Hash(0, "blockhash")
 				if err != nil {
@@ -127,6 +127,9 @@ A boolean verbosity is accepted as in older versions (false = 0, true = 1).`,
 				}
 				if ft != "basic" {
 					return nil, NewError(ErrInvalidAddress, "Unknown filtertype")
+				}
+				if s.chain().BlockFilter == nil {
+					return nil, NewError(ErrMisc, "Index is not enabled for filtertype "+ft)
 				}
 				return s.chain().BlockFilter(h, ft)
 			},

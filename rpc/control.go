@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -138,9 +139,10 @@ off), and returns the same object. "all" or "1" names every category.`,
 				{Name: "include", Type: ArgArr, Optional: true, Description: "The categories to add to debug logging"},
 				{Name: "exclude", Type: ArgArr, Optional: true, Description: "The categories to remove from debug logging"},
 			},
-			Result:    "{                   (json object) keys are the logging categories, values their debug status\n  \"category\" : true|false,\n  ...\n}",
-			Handler:   handleLogging,
-			Available: func(s *Server) bool { return s.cfg.Logging != nil && s.cfg.Logging.Categories != nil },
+			Result:        "{                   (json object) keys are the logging categories, values their debug status\n  \"category\" : true|false,\n  ...\n}",
+			Handler:       handleLogging,
+			DescribeExtra: loggingCategoriesHelp,
+			Available:     func(s *Server) bool { return s.cfg.Logging != nil && s.cfg.Logging.Categories != nil },
 		},
 	}
 }
@@ -157,7 +159,7 @@ func handleHelp(s *Server, p *Params) (any, error) {
 	if m == nil {
 		return "help: unknown command: " + cmd, nil
 	}
-	return m.HelpText(), nil
+	return m.helpTextFor(s), nil
 }
 
 // RPCInfoCommand is one getrpcinfo active command.
@@ -276,4 +278,21 @@ func MethodNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// loggingCategoriesHelp lists the daemon's categories, sorted, in the
+// wording of Core's help, which tools and tests match against.
+func loggingCategoriesHelp(s *Server) string {
+	if s.cfg.Logging == nil || s.cfg.Logging.Categories == nil {
+		return ""
+	}
+	cats := s.cfg.Logging.Categories()
+	names := make([]string, 0, len(cats))
+	for c := range cats {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	return "The valid logging categories are: " + strings.Join(names, ", ") +
+		"\nIn addition, the following are available as category names with special meanings:\n" +
+		"  - \"all\",  \"1\" : represent all logging categories."
 }

@@ -102,6 +102,18 @@ func extraMethods() []*Method {
 	return []*Method{
 		echo("echo"), echo("echojson"),
 		{
+			// Core passes the argument through a spawned process in a
+			// multiprocess build; this node is one process, so it is
+			// returned as it came.
+			Name: "echoipc", Category: "hidden",
+			Description: "Echo back the input argument, passing it through a spawned process in a multiprocess build.\nThis command is for testing.",
+			Args:        []Arg{{Name: "arg", Type: ArgStr, Description: "The string to echo"}},
+			Result:      `"str"    (string) The echoed string.`,
+			Handler: func(_ *Server, p *Params) (any, error) {
+				return p.Str(0, "")
+			},
+		},
+		{
 			Name: "waitfornewblock", Category: "blockchain",
 			Description: "Waits for any new block and returns useful info about it.\n\nReturns the current block on timeout or exit.\n\nMake sure to use no RPC timeout (bitcoin-cli -rpcclienttimeout=0)",
 			Args:        []Arg{timeoutArg},

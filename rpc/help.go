@@ -30,6 +30,10 @@ type Method struct {
 	// FullHelp, when set, is the whole "help <method>" text, for
 	// methods whose help is a message rather than a call description.
 	FullHelp string
+	// DescribeExtra, when set, is appended to Description in "help
+	// <method>" for text that depends on the daemon (logging's list of
+	// categories).
+	DescribeExtra func(s *Server) string
 }
 
 // Arg documents and types one argument.
@@ -76,7 +80,18 @@ func (m *Method) signature() string {
 }
 
 // HelpText returns the full "help <method>" text.
-func (m *Method) HelpText() string {
+func (m *Method) HelpText() string { return m.helpText("") }
+
+// helpTextFor is HelpText with the daemon-dependent part of the
+// description (DescribeExtra) filled in from s.
+func (m *Method) helpTextFor(s *Server) string {
+	if m.DescribeExtra == nil {
+		return m.HelpText()
+	}
+	return m.helpText(m.DescribeExtra(s))
+}
+
+func (m *Method) helpText(extra string) string {
 	if m.FullHelp != "" {
 		return m.FullHelp
 	}
@@ -85,6 +100,10 @@ func (m *Method) HelpText() string {
 	b.WriteString("\n\n")
 	b.WriteString(strings.TrimSpace(m.Description))
 	b.WriteString("\n")
+	if extra != "" {
+		b.WriteString(strings.TrimRight(extra, "\n"))
+		b.WriteString("\n")
+	}
 	visible := 0
 	for _, a := range m.Args {
 		if !a.Hidden {

@@ -128,6 +128,13 @@ func TestControlMethods(t *testing.T) {
 	mustError(t, url, "getmemoryinfo", []any{"mallocinfo"}, ErrInvalidParam)
 	mustError(t, url, "getmemoryinfo", []any{"x"}, ErrInvalidParam)
 
+	// help logging names the categories in order, as Core's does.
+	if h := mustResult(t, url, "help", []any{"logging"}).(string); !strings.Contains(h, "valid logging categories are: net, validation\n") {
+		t.Errorf("help logging lacks the categories: %q", h)
+	}
+	if e := mustResult(t, url, "echoipc", []any{"hello"}); e != "hello" {
+		t.Errorf("echoipc: %v", e)
+	}
 	lg := mustResult(t, url, "logging", nil).(map[string]any)
 	if lg["net"] != false || lg["validation"] != true {
 		t.Errorf("logging %v", lg)
@@ -259,7 +266,7 @@ func TestRegisteredMethods(t *testing.T) {
 			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool", "scantxoutset",
 			"scanblocks", "getdescriptoractivity", "getblockfrompeer", "dumptxoutset"},
 		"hidden": {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "addconnection", "getorphantxs",
-			"estimaterawfee", "generate", "addpeeraddress"},
+			"estimaterawfee", "generate", "addpeeraddress", "echoipc"},
 		"control":    {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
 		"mining":     {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader", "prioritisetransaction", "getprioritisedtransactions"},
 		"generating": {"generatetoaddress", "generateblock", "generatetodescriptor"},

@@ -24,12 +24,14 @@ type request struct {
 }
 
 // isNotification reports a JSON-RPC 2.0 call without an id, which gets no
-// reply. (A 1.0 call without id is answered with "id": null, as bitcoind.)
+// reply. (A 1.0 call without id is answered, without an "id" member.)
 func (r *request) isNotification() bool { return r.Version == jsonV2 && r.ID == nil }
 
-// replyID returns the id to echo: the request's id or null.
+// replyID returns the id to echo: the request's id, nil (no "id" member)
+// for a request object without one, and null when there was no request
+// object at all, as bitcoind (v28+) answers.
 func (r *request) replyID() json.RawMessage {
-	if r == nil || r.ID == nil {
+	if r == nil {
 		return json.RawMessage("null")
 	}
 	return r.ID
@@ -152,12 +154,9 @@ func encodeJSON(v any) ([]byte, error) {
 }
 
 // appendReply appends one reply object. A 1.0 reply always carries
-// "result", "error" and "id"; a 2.0 reply carries exactly one of result or
-// error.
+// "result" and "error"; a 2.0 reply carries exactly one of result or
+// error. Either carries "id" unless id is nil.
 func appendReply(dst []byte, version jsonVersion, id json.RawMessage, result json.RawMessage, rerr *Error) []byte {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
 	if result == nil {
 		result = json.RawMessage("null")
 	}
@@ -171,9 +170,7 @@ func appendReply(dst []byte, version jsonVersion, id json.RawMessage, result jso
 			dst = append(dst, `"result":`...)
 			dst = append(dst, result...)
 		}
-		dst = append(dst, `,"id":`...)
-		dst = append(dst, id...)
-		return append(dst, '}')
+		return appendID(dst, id)
 	}
 	dst = append(dst, `{"result":`...)
 	if rerr != nil {
@@ -188,7 +185,14 @@ func appendReply(dst []byte, version jsonVersion, id json.RawMessage, result jso
 	} else {
 		dst = append(dst, "null"...)
 	}
-	dst = append(dst, `,"id":`...)
-	dst = append(dst, id...)
+	return appendID(dst, id)
+}
+
+// appendID closes a reply object, with its "id" member unless id is nil.
+func appendID(dst []byte, id json.RawMessage) []byte {
+	if id != nil {
+		dst = append(dst, `,"id":`...)
+		dst = append(dst, id...)
+	}
 	return append(dst, '}')
 }

@@ -525,8 +525,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// encoding around them, since a panic on this goroutine would
 		// end the process.
 		log.Errorf("RPC: panic handling request: %v\n%s", p, debug.Stack())
-		return answer{http.StatusInternalServerError, appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Internal error"))}
-	}, answer{http.StatusInternalServerError, appendReply(nil, jsonV1, nil, nil, NewError(ErrInternal, "Request timed out"))})
+		return answer{http.StatusInternalServerError, appendReply(nil, jsonV1, json.RawMessage("null"), nil, NewError(ErrInternal, "Internal error"))}
+	}, answer{http.StatusInternalServerError, appendReply(nil, jsonV1, json.RawMessage("null"), nil, NewError(ErrInternal, "Request timed out"))})
 	if a.status == http.StatusNoContent || a.status == http.StatusForbidden {
 		w.WriteHeader(a.status)
 		return
@@ -611,7 +611,7 @@ func (s *Server) handleBody(body []byte) (int, []byte) { return s.handleBodyFrom
 func (s *Server) handleBodyFrom(body []byte, user string) (int, []byte) {
 	single, batch, isBatch, perr := parseBody(body, s.cfg.MaxBatch)
 	if perr != nil {
-		return errorStatus(perr), appendReply(nil, jsonV1, nil, nil, perr)
+		return errorStatus(perr), appendReply(nil, jsonV1, json.RawMessage("null"), nil, perr)
 	}
 	if !isBatch {
 		req, rerr := parseRequest(single)

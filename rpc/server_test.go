@@ -80,6 +80,15 @@ func TestJSONRPCVersions(t *testing.T) {
 		t.Fatalf("notification: %d %q", st, b)
 	}
 
+	// A 1.0 call without an id is answered without an "id" member, as
+	// bitcoind; so is an invalid request object without one.
+	for _, body := range []string{`{"method":"uptime"}`, `{"jsonrpc":2,"method":"uptime"}`} {
+		_, b = post(t, url, testUser, testPass, body)
+		if r = decodeReply(t, b); r.raw["id"] != nil {
+			t.Errorf("%s: reply has an id: %s", body, b)
+		}
+	}
+
 	// Invalid request objects.
 	cases := []struct{ body, msg string }{
 		{`{"jsonrpc":"3.0","method":"uptime","id":1}`, "JSON-RPC version not supported"},
@@ -208,10 +217,18 @@ func TestAuth(t *testing.T) {
 }
 
 func TestBadAuthEntry(t *testing.T) {
-	for _, e := range []string{"nocolon", "u:nodollar", "u:s$zz", "u:s$abcd"} {
+	for _, e := range []string{"nocolon", "u:nodollar", "u:a:s$ab", "u:s$a$b"} {
 		_, err := New(Config{AuthEntries: []string{e}})
 		if !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%q: err = %v", e, err)
+		}
+	}
+	// As bitcoind, a well-shaped entry whose hash is no HMAC is accepted
+	// and simply never matches.
+	for _, e := range []string{"u:s$zz", "u:s$abcd", "u:s$" + strings.Repeat("AB", 32)} {
+		a, err := parseAuthEntry(e)
+		if err != nil || a.hmac != nil {
+			t.Errorf("%q: %+v %v", e, a, err)
 		}
 	}
 }

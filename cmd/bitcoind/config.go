@@ -456,21 +456,18 @@ func applyRPC(a *args, cfg *node.Config) error {
 		}
 		b.RPCPort = p
 	}
-	// As bitcoind: -rpcbind applies only with -rpcallowip; -rpcallowip
-	// alone listens on every address.
+	// As bitcoind: -rpcbind and -rpcallowip apply only together; with
+	// either missing the server stays on loopback (the node's default
+	// listeners) and a warning names the ignored option.
 	cfg.RPCAllowIPs = a.getList("rpcallowip")
 	binds := a.getList("rpcbind")
 	switch {
-	case len(cfg.RPCAllowIPs) == 0 && len(binds) > 0:
-		b.StartupLog = append(b.StartupLog, "WARNING: option -rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect")
 	case len(cfg.RPCAllowIPs) > 0 && len(binds) > 0:
 		cfg.RPCListeners = binds
+	case len(binds) > 0:
+		b.StartupLog = append(b.StartupLog, "WARNING: option -rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect")
 	case len(cfg.RPCAllowIPs) > 0:
-		port := b.RPCPort
-		if port == "" {
-			port = defaultRPCPort[a.chain]
-		}
-		cfg.RPCListeners = []string{":" + port} // every IPv4 and IPv6 address
+		b.StartupLog = append(b.StartupLog, "WARNING: option -rpcallowip was specified without -rpcbind; this doesn't usually make sense")
 	}
 	cfg.RPCUser = a.getString("rpcuser", "")
 	cfg.RPCPass = a.getString("rpcpassword", "")

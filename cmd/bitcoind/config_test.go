@@ -204,3 +204,27 @@ func TestHelpListsSupportedOptions(t *testing.T) {
 		t.Error("-help-debug lacks -fastprune")
 	}
 }
+
+// TestRPCBindNeedsAllowIP pins bitcoind's pairing of -rpcbind and
+// -rpcallowip: only both together move the RPC server off loopback;
+// either alone keeps the loopback listeners and warns.
+func TestRPCBindNeedsAllowIP(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		binds []string
+		warn  string
+	}{
+		{[]string{"-regtest", "-rpcallowip=127.0.0.1"}, nil, "-rpcallowip was specified without -rpcbind"},
+		{[]string{"-regtest", "-rpcbind=0.0.0.0"}, nil, "-rpcbind was ignored because -rpcallowip was not specified"},
+		{[]string{"-regtest", "-rpcallowip=10.0.0.0/8", "-rpcbind=10.1.2.3:9000"}, []string{"10.1.2.3:9000"}, ""},
+	} {
+		cfg := mustBuild(t, "", c.args...)
+		if !reflect.DeepEqual(cfg.RPCListeners, c.binds) {
+			t.Errorf("%v: listeners %v, want %v", c.args, cfg.RPCListeners, c.binds)
+		}
+		log := strings.Join(cfg.Bitcoind.StartupLog, "\n")
+		if c.warn != "" && !strings.Contains(log, c.warn) {
+			t.Errorf("%v: no warning %q in %q", c.args, c.warn, log)
+		}
+	}
+}

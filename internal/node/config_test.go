@@ -522,14 +522,14 @@ func TestNormalizeAddresses(t *testing.T) {
 func TestParseAllowIP(t *testing.T) {
 	for in, want := range map[string]string{
 		"1.2.3.4": "1.2.3.4/32", "1.2.3.4/24": "1.2.3.0/24", "1.2.3.4/255.255.255.0": "1.2.3.0/24",
-		"0.0.0.0/0": "0.0.0.0/0", "::/0": "::/0", "::1": "::1/128",
+		"0.0.0.0/0": "0.0.0.0/0", "::/0": "::/0", "::1": "::1/128", "[::1]": "::1/128", "[fd00::]/8": "fd00::/8",
 	} {
 		p, err := parseAllowIP(in)
 		if err != nil || p.String() != want {
 			t.Errorf("%s: %v %v, want %s", in, p, err, want)
 		}
 	}
-	for _, bad := range []string{"", "1.2.3", "1.2.3.4/33", "1.2.3.4/255.0.255.0", "1.2.3.4/ffff::", "host"} {
+	for _, bad := range []string{"", "1.2.3", "1.2.3.4/33", "1.2.3.4/255.0.255.0", "1.2.3.4/ffff::", "host", "[1.2.3.4"} {
 		if _, err := parseAllowIP(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

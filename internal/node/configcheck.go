@@ -543,6 +543,10 @@ func parseByteUnits(s string) (uint64, error) {
 // IP/netmask.
 func parseAllowIP(s string) (netip.Prefix, error) {
 	addr, mask, hasMask := strings.Cut(s, "/")
+	// As bitcoind's host lookup, an IPv6 address may come in brackets.
+	if len(addr) > 2 && addr[0] == '[' && addr[len(addr)-1] == ']' {
+		addr = addr[1 : len(addr)-1]
+	}
 	ip, err := netip.ParseAddr(addr)
 	if err != nil {
 		return netip.Prefix{}, err

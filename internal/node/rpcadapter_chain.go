@@ -337,17 +337,26 @@ func (s *server) txOutProof(txids []wire.Hash, blockHash *wire.Hash) ([]byte, er
 	var hash wire.Hash
 	switch {
 	case blockHash != nil:
-		if _, ok := s.chain.LookupBlock(blockHash); !ok {
+		st, ok := s.chain.LookupBlock(blockHash)
+		if !ok {
 			return nil, rpc.ErrBlockNotFound
+		}
+		if !st.HaveData {
+			return nil, rpc.NewError(rpc.ErrMisc, "Block not available (not fully downloaded)")
 		}
 		hash = *blockHash
 	default:
 		found := false
-		// Like Core, look for an unspent output of the first txid, then
-		// ask the txindex.
-		for i := uint32(0); i < maxUTXOProbe && !found; i++ {
-			if e, ok, _ := s.chain.FetchUtxo(wire.OutPoint{Hash: txids[0], Index: i}); ok {
-				hash, found = s.chain.BlockHashByHeight(e.Height)
+		// Like Core, look for an unspent output of any of the txids,
+		// then ask the txindex about the first.
+		for _, id := range txids {
+			for i := uint32(0); i < maxUTXOProbe && !found; i++ {
+				if e, ok, _ := s.chain.FetchUtxo(wire.OutPoint{Hash: id, Index: i}); ok {
+					hash, found = s.chain.BlockHashByHeight(e.Height)
+				}
+			}
+			if found {
+				break
 			}
 		}
 		if !found && s.cfg.TxIndex {
@@ -603,6 +612,12 @@ func (s *server) indexInfo() (map[string]rpc.IndexInfo, error) {
 			e.BestBlockHeight = s.chain.BestSnapshot().Height
 		}
 		out["txindex"] = e
+	}
+	if s.filters != nil {
+		// The filter worker keeps no first-sync flag; the index is
+		// synced when it stands at the chain's tip.
+		hash, h := s.filters.Tip()
+		out["basic block filter index"] = rpc.IndexInfo{Synced: hash == s.chain.BestSnapshot().Hash, BestBlockHeight: max(h, 0)}
 	}
 	s.addCoinStatsIndexInfo(out) // coinstatswire.go
 	return out, nil

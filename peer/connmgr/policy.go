@@ -206,11 +206,28 @@ func Listen(addrs []string) ([]net.Listener, error) {
 			}
 			continue
 		}
-		l, err := net.Listen("tcp", a)
+		l, err := listenOne(a)
 		if err != nil {
 			return fail(a, err)
 		}
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// listenOne listens on one explicit address. As bitcoind, an IPv4
+// address gets an IPv4-only socket (Go would open a dual-stack [::]
+// socket for 0.0.0.0) and an IPv6 address an IPv6-only one, so the bound
+// address is exactly the one asked for.
+func listenOne(a string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(a)
+	if err == nil {
+		if ip, perr := netip.ParseAddr(host); perr == nil {
+			if ip.Is4() {
+				return net.Listen("tcp4", a)
+			}
+			return listenV6Only(a)
+		}
+	}
+	return net.Listen("tcp", a)
 }
