@@ -335,6 +335,19 @@ func (b *BlockChain) HeaderByHash(hash *wire.Hash) (wire.BlockHeader, int32, boo
 	return n.header(), n.height, true
 }
 
+// IsAncestor reports whether the block ancestor is descendant itself or
+// one of its ancestors in the header tree. It is false when either is
+// unknown.
+func (b *BlockChain) IsAncestor(ancestor, descendant *wire.Hash) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	a, d := b.index.lookup(ancestor), b.index.lookup(descendant)
+	if a == nil || d == nil {
+		return false
+	}
+	return d.ancestor(a.height) == a
+}
+
 // PrefetchInputs warms the UTXO cache with the coins block spends, reading
 // misses from the database in key order. It does not take the chain lock,
 // so the sync manager can call it for block N+1 while block N is being

@@ -2,9 +2,8 @@ package blockfilter
 
 import (
 	"context"
-	"errors"
-	"time"
 
+	"github.com/btcnode/btcd/internal/indexdb"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -21,11 +20,6 @@ type ChainSource struct {
 	Block func(height int32) (*wire.MsgBlock, [][]byte, error)
 }
 
-// maxCatchUpRestarts bounds how often CatchUp starts over because the
-// chain reorganised under it, so a flapping chain cannot keep it busy
-// forever; notifications and the next CatchUp finish the job.
-const maxCatchUpRestarts = 100
-
 // CatchUp brings the index to the chain's tip: it rewinds to the last
 // block the index shares with the main chain (the chain may have
 // reorganised while the node was down) and indexes every block above it.
@@ -34,64 +28,28 @@ const maxCatchUpRestarts = 100
 // or ctx's error.
 func (x *Index) CatchUp(ctx context.Context, src ChainSource) error {
 	if src.TipHeight == nil || src.HashAt == nil || src.Block == nil {
-		return newErr(ErrInvalidArg, "incomplete ChainSource")
+		return kinds.New(ErrInvalidArg, "incomplete ChainSource")
 	}
-	lastLog := time.Now()
-	for range maxCatchUpRestarts {
-		fork, err := x.forkPoint(src)
-		if err != nil {
-			return err
-		}
-		if err := x.Rewind(fork); err != nil {
-			return err
-		}
-		tip := src.TipHeight()
-		if fork >= tip {
-			return nil
-		}
-		restarted := false
-		for h := fork + 1; h <= tip; h++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	return indexdb.CatchUp(ctx, indexdb.Chain{TipHeight: src.TipHeight, HashAt: src.HashAt}, indexdb.Follower{
+		Kinds: &kinds,
+		Tip: func() int32 {
+			_, h := x.Tip()
+			return h
+		},
+		HashAt: func(h int32) (wire.Hash, error) {
+			e, err := getHeightEntry(x.db, h)
+			return e.hash, err
+		},
+		Rewind: x.Rewind,
+		Connect: func(h int32) error {
 			block, scripts, err := src.Block(h)
 			if err != nil {
 				return err
 			}
-			if err := x.BlockConnected(block, h, scripts); err != nil {
-				if errors.Is(err, ErrNotContiguous) {
-					restarted = true // the chain moved under us
-					break
-				}
-				return err
-			}
-			if time.Since(lastLog) > 10*time.Second {
-				lastLog = time.Now()
-				log.Infof("Building filter index: height %d of %d", h, tip)
-			}
-		}
-		if !restarted && src.TipHeight() <= tip {
-			return nil
-		}
-	}
-	return nil
-}
-
-// forkPoint returns the highest height at which the index and the main
-// chain hold the same block (-1 if none).
-func (x *Index) forkPoint(src ChainSource) (int32, error) {
-	_, h := x.Tip()
-	for ; h >= 0; h-- {
-		e, err := getHeightEntry(x.db, h)
-		if err != nil {
-			if isKind(err, ErrNotFound) {
-				continue // rewound concurrently
-			}
-			return 0, err
-		}
-		if ch, ok := src.HashAt(h); ok && ch == e.hash {
-			return h, nil
-		}
-	}
-	return -1, nil
+			return x.BlockConnected(block, h, scripts)
+		},
+		Progress: func(h, tip int32) {
+			log.Infof("Building filter index: height %d of %d", h, tip)
+		},
+	})
 }

@@ -41,6 +41,10 @@
 //	'H' + block hash  -> height (LE) || filter hash || filter header
 //	'f' + block hash  -> serialized filter
 //
+// The version and tip records, the checks Open makes of them, the error
+// kinds' plumbing and the catch-up walk are shared with the other indexes
+// (internal/indexdb); this package holds the filter records.
+//
 // Every block's entries and the new tip are written in one LevelDB batch,
 // so after a crash the index is at some block it fully recorded and the
 // node resumes from Tip. Disconnecting a block deletes only its height

@@ -1,16 +1,15 @@
 package blockfilter
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/btcnode/btcd/internal/indexdb"
 
 // ErrorKind identifies a class of failure. Every error this package returns
 // wraps exactly one kind, so callers test with errors.Is.
-type ErrorKind string
+type ErrorKind = indexdb.ErrorKind
 
-// Error makes ErrorKind usable as an error and as an errors.Is target.
-func (k ErrorKind) Error() string { return string(k) }
+// Error is the concrete error type: a kind, what was being done, and the
+// underlying cause if any. Kinds that need a rebuild say how, so that an
+// operator reading the log knows the remedy.
+type Error = indexdb.Error
 
 const (
 	// ErrMalformedFilter means serialized filter bytes (from a peer, or a
@@ -49,42 +48,15 @@ const (
 	ErrClosed ErrorKind = "block filter index closed"
 )
 
-// Error is the concrete error type: a kind, what was being done, and the
-// underlying cause if any.
-type Error struct {
-	Kind ErrorKind
-	Desc string
-	Err  error
+// kinds are this index's kinds for the shared index machinery.
+var kinds = indexdb.Kinds{
+	Corrupt:        ErrCorrupt,
+	UnknownVersion: ErrUnknownVersion,
+	NotFound:       ErrNotFound,
+	NotContiguous:  ErrNotContiguous,
+	InvalidArg:     ErrInvalidArg,
+	IO:             ErrIO,
+	Closed:         ErrClosed,
+	Rebuild: "rebuild the filter index: restart with --reindex, or delete " +
+		IndexSubdir + " in the data directory and restart with --blockfilterindex",
 }
-
-// Error formats the error. Kinds that need a rebuild say how, so that an
-// operator reading the log knows the remedy.
-func (e *Error) Error() string {
-	s := string(e.Kind) + ": " + e.Desc
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	if e.Kind == ErrCorrupt || e.Kind == ErrUnknownVersion {
-		s += " (rebuild the filter index: restart with --reindex, or delete " +
-			IndexSubdir + " in the data directory and restart with --blockfilterindex)"
-	}
-	return s
-}
-
-// Unwrap exposes both the kind and the cause to errors.Is / errors.As.
-func (e *Error) Unwrap() []error {
-	if e.Err != nil {
-		return []error{e.Kind, e.Err}
-	}
-	return []error{e.Kind}
-}
-
-func newErr(kind ErrorKind, format string, args ...any) error {
-	return &Error{Kind: kind, Desc: fmt.Sprintf(format, args...)}
-}
-
-func wrapErr(kind ErrorKind, err error, format string, args ...any) error {
-	return &Error{Kind: kind, Desc: fmt.Sprintf(format, args...), Err: err}
-}
-
-func isKind(err error, k ErrorKind) bool { return errors.Is(err, k) }

@@ -98,25 +98,25 @@ func HeaderFromHash(filterHash wire.Hash, prev *wire.Hash) wire.Hash {
 // byte may follow the last. raw is retained and must not be modified.
 func FromBytes(p Params, k Key, raw []byte) (*Filter, error) {
 	if !p.valid() {
-		return nil, newErr(ErrInvalidArg, "filter parameters P=%d M=%d", p.P, p.M)
+		return nil, kinds.New(ErrInvalidArg, "filter parameters P=%d M=%d", p.P, p.M)
 	}
 	n, used, err := wire.ReadVarInt(raw)
 	if err != nil {
-		return nil, wrapErr(ErrMalformedFilter, err, "element count")
+		return nil, kinds.Wrap(ErrMalformedFilter, err, "element count")
 	}
 	data := raw[used:]
 	// Every element takes at least P+1 bits (a 0 quotient bit and P bits).
 	if n > maxN || n > uint64(len(data))*8/(uint64(p.P)+1) {
-		return nil, newErr(ErrMalformedFilter, "%d elements cannot fit in %d bytes", n, len(data))
+		return nil, kinds.New(ErrMalformedFilter, "%d elements cannot fit in %d bytes", n, len(data))
 	}
 	r := bitReader{data: data}
 	for i := range n {
 		if _, ok := r.golombRice(uint(p.P)); !ok {
-			return nil, newErr(ErrMalformedFilter, "data ends in element %d of %d", i, n)
+			return nil, kinds.New(ErrMalformedFilter, "data ends in element %d of %d", i, n)
 		}
 	}
 	if r.bytesUsed() != len(data) {
-		return nil, newErr(ErrMalformedFilter, "%d bytes of excess data", len(data)-r.bytesUsed())
+		return nil, kinds.New(ErrMalformedFilter, "%d bytes of excess data", len(data)-r.bytesUsed())
 	}
 	return newFilter(p, k, n, raw, used), nil
 }
@@ -217,10 +217,10 @@ type Builder struct {
 // kept, as BIP158 requires.
 func (b *Builder) AppendFilter(dst []byte, p Params, k Key, items [][]byte) ([]byte, error) {
 	if !p.valid() {
-		return dst, newErr(ErrInvalidArg, "filter parameters P=%d M=%d", p.P, p.M)
+		return dst, kinds.New(ErrInvalidArg, "filter parameters P=%d M=%d", p.P, p.M)
 	}
 	if uint64(len(items)) > 1<<32-1 {
-		return dst, newErr(ErrInvalidArg, "%d filter elements", len(items))
+		return dst, kinds.New(ErrInvalidArg, "%d filter elements", len(items))
 	}
 	k0, k1 := k.halves()
 	// Sorting plain uint64s is several times faster than sorting

@@ -3,14 +3,12 @@ package blockfilter
 import (
 	"encoding/binary"
 	"errors"
-	"path/filepath"
 	"strconv"
 	"sync"
 
+	"github.com/btcnode/btcd/internal/indexdb"
 	"github.com/btcnode/btcd/wire"
 	"github.com/syndtr/goleveldb/leveldb"
-	lerrors "github.com/syndtr/goleveldb/leveldb/errors"
-	"github.com/syndtr/goleveldb/leveldb/opt"
 )
 
 // IndexSubdir is where the basic filter index lives under the data
@@ -21,38 +19,25 @@ const IndexSubdir = "indexes/blockfilter/basic"
 // ErrUnknownVersion.
 const indexVersion = 1
 
-// Key prefixes and value sizes (see doc.go for the layout).
+// Keys and value sizes (see doc.go for the layout).
 const (
-	keyVersion     = 'V'
-	keyTip         = 'T'
-	prefixHeight   = 'h'
-	prefixHash     = 'H'
-	prefixFilter   = 'f'
-	tipLen         = wire.HashSize + 4
-	heightValLen   = 3 * wire.HashSize
-	hashValLen     = 4 + 2*wire.HashSize
-	heightKeyLen   = 5
-	hashKeyLen     = 1 + wire.HashSize
-	defaultCacheMB = 8
+	keyVersion   = indexdb.KeyVersion
+	prefixHeight = 'h'
+	prefixHash   = 'H'
+	prefixFilter = 'f'
+	heightValLen = 3 * wire.HashSize
+	hashValLen   = 4 + 2*wire.HashSize
 )
 
-// IndexOptions tune the index database.
-type IndexOptions struct {
-	// Sync fsyncs every block's batch. Off by default: a batch is atomic
-	// in LevelDB's journal either way, so a crash can only lose the last
-	// few blocks, which CatchUp indexes again.
-	Sync bool
-	// CacheBytes is LevelDB's block cache size (default 8 MiB).
-	CacheBytes int
-}
+// IndexOptions tune the index database (Sync, CacheBytes).
+type IndexOptions = indexdb.Options
 
 // Index is the basic block filter index. Writes (BlockConnected,
 // BlockDisconnected, Rewind) are serialised; queries may run concurrently
 // with them and see whole blocks only.
 type Index struct {
 	mu        sync.Mutex // serialises writes and guards the tip fields
-	db        *leveldb.DB
-	wo        *opt.WriteOptions
+	db        *indexdb.DB
 	tipHash   wire.Hash
 	tipHeight int32 // -1 when empty
 	tipHeader wire.Hash
@@ -61,84 +46,31 @@ type Index struct {
 	batch     leveldb.Batch
 }
 
+// spec is the index's database for the shared index machinery.
+var spec = indexdb.Spec{Subdir: IndexSubdir, Version: indexVersion, Kinds: &kinds}
+
 // OpenIndex opens (creating if needed) the index under dataDir.
 func OpenIndex(dataDir string, o IndexOptions) (*Index, error) {
-	cache := o.CacheBytes
-	if cache <= 0 {
-		cache = defaultCacheMB << 20
-	}
-	path := filepath.Join(dataDir, filepath.FromSlash(IndexSubdir))
-	db, err := leveldb.OpenFile(path, &opt.Options{
-		// Filters are Golomb-coded and hashes are random: nothing to
-		// compress.
-		Compression:        opt.NoCompression,
-		BlockCacheCapacity: cache,
-		WriteBuffer:        4 << 20,
-	})
+	x := &Index{tipHeight: -1}
+	db, err := indexdb.Open(dataDir, spec, o, x.load)
 	if err != nil {
-		if lerrors.IsCorrupted(err) {
-			return nil, wrapErr(ErrCorrupt, err, "open %s", path)
-		}
-		return nil, wrapErr(ErrIO, err, "open %s", path)
-	}
-	x := &Index{db: db, wo: &opt.WriteOptions{Sync: o.Sync}, tipHeight: -1}
-	if err := x.load(); err != nil {
-		db.Close()
 		return nil, err
 	}
+	x.db = db
 	return x, nil
 }
 
-// load checks the version and reads the tip.
-func (x *Index) load() error {
-	v, err := x.db.Get([]byte{keyVersion}, nil)
-	switch {
-	case err == nil:
-		if len(v) != 4 {
-			return newErr(ErrCorrupt, "version value of %d bytes", len(v))
-		}
-		if got := binary.LittleEndian.Uint32(v); got != indexVersion {
-			return newErr(ErrUnknownVersion, "format version %d, this node supports %d", got, indexVersion)
-		}
-	case errors.Is(err, leveldb.ErrNotFound):
-		it := x.db.NewIterator(nil, nil)
-		nonEmpty := it.First()
-		it.Release()
-		if nonEmpty {
-			return newErr(ErrCorrupt, "index has data but no format version")
-		}
-		var buf [4]byte
-		binary.LittleEndian.PutUint32(buf[:], indexVersion)
-		if err := x.db.Put([]byte{keyVersion}, buf[:], &opt.WriteOptions{Sync: true}); err != nil {
-			return levelErr(err, "write version")
-		}
-		return nil
-	default:
-		return levelErr(err, "read version")
-	}
-	t, err := x.db.Get([]byte{keyTip}, nil)
-	if errors.Is(err, leveldb.ErrNotFound) {
-		return nil // versioned but nothing indexed yet
-	}
-	if err != nil {
-		return levelErr(err, "read tip")
-	}
-	if len(t) != tipLen {
-		return newErr(ErrCorrupt, "tip value of %d bytes", len(t))
-	}
-	hash := wire.Hash(t[:wire.HashSize])
-	height := int32(binary.LittleEndian.Uint32(t[wire.HashSize:]))
-	if height < 0 {
-		return newErr(ErrCorrupt, "tip height %d", height)
-	}
-	e, err := mustHeightEntry(x.db, height)
+// load checks that the stored tip is the indexed block at its height and
+// takes its filter header.
+func (x *Index) load(db *indexdb.DB, tip indexdb.Tip) error {
+	e, err := mustHeightEntry(db, tip.Height)
 	if err != nil {
 		return err
 	}
-	if e.hash != hash {
-		return newErr(ErrCorrupt, "tip %v is not the block at height %d (%v)", hash, height, e.hash)
+	if e.hash != tip.Hash {
+		return kinds.New(ErrCorrupt, "tip %v is not the block at height %d (%v)", tip.Hash, tip.Height, e.hash)
 	}
-	x.tipHash, x.tipHeight, x.tipHeader = hash, height, e.header
+	x.tipHash, x.tipHeight, x.tipHeader = tip.Hash, tip.Height, e.header
 	return nil
 }
 
@@ -146,10 +78,7 @@ func (x *Index) load() error {
 func (x *Index) Close() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.db.Close(); err != nil {
-		return levelErr(err, "close")
-	}
-	return nil
+	return x.db.Close()
 }
 
 // Tip returns the last indexed main-chain block; height is -1 when the
@@ -160,31 +89,12 @@ func (x *Index) Tip() (hash wire.Hash, height int32) {
 	return x.tipHash, x.tipHeight
 }
 
-// levelErr classifies an error from LevelDB.
-func levelErr(err error, what string) error {
-	switch {
-	case errors.Is(err, leveldb.ErrNotFound):
-		return wrapErr(ErrNotFound, err, "%s", what)
-	case errors.Is(err, leveldb.ErrClosed):
-		return wrapErr(ErrClosed, err, "%s", what)
-	case lerrors.IsCorrupted(err):
-		return wrapErr(ErrCorrupt, err, "%s", what)
-	}
-	return wrapErr(ErrIO, err, "%s", what)
+func heightKey(height int32) [indexdb.HeightKeyLen]byte {
+	return indexdb.HeightKey(prefixHeight, height)
 }
 
-func heightKey(height int32) [heightKeyLen]byte {
-	var k [heightKeyLen]byte
-	k[0] = prefixHeight
-	binary.BigEndian.PutUint32(k[1:], uint32(height))
-	return k
-}
-
-func hashKey(prefix byte, h *wire.Hash) [hashKeyLen]byte {
-	var k [hashKeyLen]byte
-	k[0] = prefix
-	copy(k[1:], h[:])
-	return k
+func hashKey(prefix byte, h *wire.Hash) [indexdb.HashKeyLen]byte {
+	return indexdb.HashKey(prefix, h)
 }
 
 // heightEntry is the main-chain record at a height.
@@ -194,7 +104,7 @@ type heightEntry struct {
 
 func decodeHeightEntry(v []byte, height int32) (heightEntry, error) {
 	if len(v) != heightValLen {
-		return heightEntry{}, newErr(ErrCorrupt, "height %d value of %d bytes", height, len(v))
+		return heightEntry{}, kinds.New(ErrCorrupt, "height %d value of %d bytes", height, len(v))
 	}
 	return heightEntry{
 		hash:       wire.Hash(v[:32]),
@@ -204,15 +114,13 @@ func decodeHeightEntry(v []byte, height int32) (heightEntry, error) {
 }
 
 // reader is what both the database and a snapshot offer.
-type reader interface {
-	Get(key []byte, ro *opt.ReadOptions) ([]byte, error)
-}
+type reader = indexdb.Reader
 
 func getHeightEntry(r reader, height int32) (heightEntry, error) {
 	k := heightKey(height)
 	v, err := r.Get(k[:], nil)
 	if err != nil {
-		return heightEntry{}, levelErr(err, "filter index entry at height "+itoaHeight(height))
+		return heightEntry{}, kinds.Level(err, "filter index entry at height "+itoaHeight(height))
 	}
 	return decodeHeightEntry(v, height)
 }
@@ -227,14 +135,14 @@ func getHashEntry(r reader, h *wire.Hash) (hashEntry, error) {
 	k := hashKey(prefixHash, h)
 	v, err := r.Get(k[:], nil)
 	if err != nil {
-		return hashEntry{}, levelErr(err, "filter header of block "+h.String())
+		return hashEntry{}, kinds.Level(err, "filter header of block "+h.String())
 	}
 	if len(v) != hashValLen {
-		return hashEntry{}, newErr(ErrCorrupt, "filter header of block %v: value of %d bytes", h, len(v))
+		return hashEntry{}, kinds.New(ErrCorrupt, "filter header of block %v: value of %d bytes", h, len(v))
 	}
 	height := int32(binary.LittleEndian.Uint32(v))
 	if height < 0 {
-		return hashEntry{}, newErr(ErrCorrupt, "filter header of block %v: height %d", h, height)
+		return hashEntry{}, kinds.New(ErrCorrupt, "filter header of block %v: height %d", h, height)
 	}
 	return hashEntry{height: height, filterHash: wire.Hash(v[4:36]), header: wire.Hash(v[36:68])}, nil
 }
@@ -246,10 +154,10 @@ func getHashEntry(r reader, h *wire.Hash) (hashEntry, error) {
 func checkFilterValue(v []byte, h *wire.Hash) error {
 	n, used, err := wire.ReadVarInt(v)
 	if err != nil {
-		return wrapErr(ErrCorrupt, err, "filter of block %v", h)
+		return kinds.Wrap(ErrCorrupt, err, "filter of block %v", h)
 	}
 	if n > uint64(len(v)-used)*8/(uint64(BasicParams.P)+1) {
-		return newErr(ErrCorrupt, "filter of block %v: %d elements in %d bytes", h, n, len(v)-used)
+		return kinds.New(ErrCorrupt, "filter of block %v: %d elements in %d bytes", h, n, len(v)-used)
 	}
 	return nil
 }
@@ -260,8 +168,8 @@ func itoaHeight(h int32) string { return strconv.Itoa(int(h)) }
 // must exist.
 func mustHeightEntry(r reader, height int32) (heightEntry, error) {
 	e, err := getHeightEntry(r, height)
-	if isKind(err, ErrNotFound) {
-		return e, newErr(ErrCorrupt, "main chain entry for height %d missing", height)
+	if errors.Is(err, ErrNotFound) {
+		return e, kinds.New(ErrCorrupt, "main chain entry for height %d missing", height)
 	}
 	return e, err
 }

@@ -24,7 +24,7 @@ func (x *Index) BlockFilter(hash wire.Hash) (filter []byte, header wire.Hash, er
 
 func checkType(t wire.FilterType) error {
 	if t != wire.GCSFilterRegular {
-		return newErr(ErrInvalidArg, "filter type %d", t)
+		return kinds.New(ErrInvalidArg, "filter type %d", t)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package blockfilter
 
 import (
+	"errors"
+
 	"github.com/btcnode/btcd/wire"
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -22,7 +24,7 @@ func (x *Index) FilterByHash(hash wire.Hash) ([]byte, error) {
 	k := hashKey(prefixFilter, &hash)
 	v, err := x.db.Get(k[:], nil)
 	if err != nil {
-		return nil, levelErr(err, "filter of block "+hash.String())
+		return nil, kinds.Level(err, "filter of block "+hash.String())
 	}
 	if err := checkFilterValue(v, &hash); err != nil {
 		return nil, err
@@ -55,26 +57,26 @@ type HeadersRange struct {
 func stopHeight(s *leveldb.Snapshot, start uint32, stop *wire.Hash, max int) (int32, error) {
 	e, err := getHashEntry(s, stop)
 	if err != nil {
-		if isKind(err, ErrNotFound) {
-			return 0, newErr(ErrNotFound, "stop block %v is not indexed", stop)
+		if errors.Is(err, ErrNotFound) {
+			return 0, kinds.New(ErrNotFound, "stop block %v is not indexed", stop)
 		}
 		return 0, err
 	}
 	at, err := getHeightEntry(s, e.height)
 	if err != nil {
-		if isKind(err, ErrNotFound) {
-			return 0, newErr(ErrNotFound, "stop block %v is not in the indexed main chain", stop)
+		if errors.Is(err, ErrNotFound) {
+			return 0, kinds.New(ErrNotFound, "stop block %v is not in the indexed main chain", stop)
 		}
 		return 0, err
 	}
 	if at.hash != *stop {
-		return 0, newErr(ErrNotFound, "stop block %v is not in the indexed main chain", stop)
+		return 0, kinds.New(ErrNotFound, "stop block %v is not in the indexed main chain", stop)
 	}
 	if int64(start) > int64(e.height) {
-		return 0, newErr(ErrBadRange, "start height %d above stop height %d", start, e.height)
+		return 0, kinds.New(ErrBadRange, "start height %d above stop height %d", start, e.height)
 	}
 	if int64(e.height)-int64(start)+1 > int64(max) {
-		return 0, newErr(ErrBadRange, "%d blocks requested, limit %d", int64(e.height)-int64(start)+1, max)
+		return 0, kinds.New(ErrBadRange, "%d blocks requested, limit %d", int64(e.height)-int64(start)+1, max)
 	}
 	return e.height, nil
 }
@@ -92,7 +94,7 @@ func scanHeights(s *leveldb.Snapshot, start, stop int32, fn func(height int32, e
 			return err
 		}
 		if h := int32(be32(it.Key()[1:])); h != want {
-			return newErr(ErrCorrupt, "main chain entry for height %d missing", want)
+			return kinds.New(ErrCorrupt, "main chain entry for height %d missing", want)
 		}
 		if err := fn(want, e); err != nil {
 			return err
@@ -100,10 +102,10 @@ func scanHeights(s *leveldb.Snapshot, start, stop int32, fn func(height int32, e
 		want++
 	}
 	if err := it.Error(); err != nil {
-		return levelErr(err, "scan filter index")
+		return kinds.Level(err, "scan filter index")
 	}
 	if want != stop+1 {
-		return newErr(ErrCorrupt, "main chain entry for height %d missing", want)
+		return kinds.New(ErrCorrupt, "main chain entry for height %d missing", want)
 	}
 	return nil
 }
@@ -121,7 +123,7 @@ func be32(b []byte) uint32 {
 func (x *Index) FilterHeadersRange(startHeight uint32, stopHash wire.Hash) (HeadersRange, error) {
 	s, err := x.db.GetSnapshot()
 	if err != nil {
-		return HeadersRange{}, levelErr(err, "snapshot")
+		return HeadersRange{}, kinds.Level(err, "snapshot")
 	}
 	defer s.Release()
 	stop, err := stopHeight(s, startHeight, &stopHash, MaxHeadersRange)
@@ -159,7 +161,7 @@ func (x *Index) FilterHeadersRange(startHeight uint32, stopHash wire.Hash) (Head
 func (x *Index) FiltersRange(startHeight uint32, stopHash wire.Hash, fn func(blockHash wire.Hash, filter []byte) error) error {
 	s, err := x.db.GetSnapshot()
 	if err != nil {
-		return levelErr(err, "snapshot")
+		return kinds.Level(err, "snapshot")
 	}
 	defer s.Release()
 	stop, err := stopHeight(s, startHeight, &stopHash, MaxFiltersRange)
@@ -170,10 +172,10 @@ func (x *Index) FiltersRange(startHeight uint32, stopHash wire.Hash, fn func(blo
 		k := hashKey(prefixFilter, &e.hash)
 		v, err := s.Get(k[:], nil)
 		if err != nil {
-			if isKind(levelErr(err, ""), ErrNotFound) {
-				return newErr(ErrCorrupt, "main chain block %v has no filter", e.hash)
+			if errors.Is(kinds.Level(err, ""), ErrNotFound) {
+				return kinds.New(ErrCorrupt, "main chain block %v has no filter", e.hash)
 			}
-			return levelErr(err, "filter of block "+e.hash.String())
+			return kinds.Level(err, "filter of block "+e.hash.String())
 		}
 		if err := checkFilterValue(v, &e.hash); err != nil {
 			return err
@@ -187,7 +189,7 @@ func (x *Index) FiltersRange(startHeight uint32, stopHash wire.Hash, fn func(blo
 func (x *Index) Checkpoints(stopHash wire.Hash) ([]wire.Hash, error) {
 	s, err := x.db.GetSnapshot()
 	if err != nil {
-		return nil, levelErr(err, "snapshot")
+		return nil, kinds.Level(err, "snapshot")
 	}
 	defer s.Release()
 	stop, err := stopHeight(s, 0, &stopHash, 1<<31-1)

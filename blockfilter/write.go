@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/internal/indexdb"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -21,7 +22,7 @@ import (
 // The block's entries and the new tip are written in one batch.
 func (x *Index) BlockConnected(block *wire.MsgBlock, height int32, prevScripts [][]byte) error {
 	if height < 0 {
-		return newErr(ErrInvalidArg, "height %d", height)
+		return kinds.New(ErrInvalidArg, "height %d", height)
 	}
 	hash := block.BlockHash()
 	x.mu.Lock()
@@ -46,14 +47,14 @@ func (x *Index) BlockConnected(block *wire.MsgBlock, height int32, prevScripts [
 				return err
 			}
 			if parent.hash != block.Header.PrevBlock {
-				return newErr(ErrNotContiguous, "block %v at height %d: parent %v is not indexed",
+				return kinds.New(ErrNotContiguous, "block %v at height %d: parent %v is not indexed",
 					hash, height, block.Header.PrevBlock)
 			}
 			prevHeader = parent.header
 		}
 		rewindFrom = height
 	default:
-		return newErr(ErrNotContiguous, "block %v at height %d, index tip %v at height %d",
+		return kinds.New(ErrNotContiguous, "block %v at height %d, index tip %v at height %d",
 			hash, height, x.tipHash, x.tipHeight)
 	}
 
@@ -82,22 +83,15 @@ func (x *Index) BlockConnected(block *wire.MsgBlock, height int32, prevScripts [
 	copy(val[64:], header[:])
 	k := heightKey(height)
 	b.Put(k[:], val[:])
-	putTip(b, &hash, height)
-	if err := x.db.Write(b, x.wo); err != nil {
-		return levelErr(err, "write filter of block "+hash.String())
+	indexdb.PutTip(b, &hash, height)
+	if err := x.db.Commit(b, "write filter of block "+hash.String()); err != nil {
+		return err
 	}
 	x.tipHash, x.tipHeight, x.tipHeader = hash, height, header
 	if height%10000 == 0 {
 		log.Debugf("Filter index at height %d (%v)", height, hash)
 	}
 	return nil
-}
-
-func putTip(b interface{ Put(k, v []byte) }, hash *wire.Hash, height int32) {
-	var t [tipLen]byte
-	copy(t[:], hash[:])
-	binary.LittleEndian.PutUint32(t[wire.HashSize:], uint32(height))
-	b.Put([]byte{keyTip}, t[:])
 }
 
 // BlockDisconnected removes block hash at height from the indexed main
@@ -107,7 +101,7 @@ func putTip(b interface{ Put(k, v []byte) }, hash *wire.Hash, height int32) {
 // retrievable by hash.
 func (x *Index) BlockDisconnected(hash wire.Hash, height int32) error {
 	if height < 0 {
-		return newErr(ErrInvalidArg, "height %d", height)
+		return kinds.New(ErrInvalidArg, "height %d", height)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -129,7 +123,7 @@ func (x *Index) BlockDisconnected(hash wire.Hash, height int32) error {
 // retrievable by hash.
 func (x *Index) Rewind(height int32) error {
 	if height < -1 {
-		return newErr(ErrInvalidArg, "height %d", height)
+		return kinds.New(ErrInvalidArg, "height %d", height)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -154,12 +148,12 @@ func (x *Index) rewind(height int32) error {
 		b.Delete(k[:])
 	}
 	if height >= 0 {
-		putTip(b, &e.hash, height)
+		indexdb.PutTip(b, &e.hash, height)
 	} else {
-		b.Delete([]byte{keyTip})
+		indexdb.DeleteTip(b)
 	}
-	if err := x.db.Write(b, x.wo); err != nil {
-		return levelErr(err, "rewind filter index to height "+itoaHeight(height))
+	if err := x.db.Commit(b, "rewind filter index to height "+itoaHeight(height)); err != nil {
+		return err
 	}
 	x.tipHash, x.tipHeight, x.tipHeader = e.hash, height, e.header
 	return nil

@@ -77,7 +77,7 @@ func (x *Index) collect(block *wire.MsgBlock, hash *wire.Hash, height int32, spe
 		return d, nil
 	}
 	if len(block.Transactions) == 0 {
-		return d, newErr(ErrInvalidArg, "block %v has no transactions", hash)
+		return d, kinds.New(ErrInvalidArg, "block %v has no transactions", hash)
 	}
 	k := 0
 	bip30Hash, bip30 := bip30Unspendable[height]
@@ -93,7 +93,7 @@ func (x *Index) collect(block *wire.MsgBlock, hash *wire.Hash, height int32, spe
 		for j := range tx.TxOut {
 			out := &tx.TxOut[j]
 			if out.Value < 0 || out.Value > MaxMoney {
-				return d, newErr(ErrInvalidArg, "block %v: output value %d", hash, out.Value)
+				return d, kinds.New(ErrInvalidArg, "block %v: output value %d", hash, out.Value)
 			}
 			if database.IsUnspendable(out.PkScript) {
 				d.block.Unspendables.Scripts += out.Value
@@ -115,12 +115,12 @@ func (x *Index) collect(block *wire.MsgBlock, hash *wire.Hash, height int32, spe
 		}
 		for j := range tx.TxIn {
 			if k >= len(spent) {
-				return d, newErr(ErrInvalidArg, "block %v: %d spent outputs for more inputs", hash, len(spent))
+				return d, kinds.New(ErrInvalidArg, "block %v: %d spent outputs for more inputs", hash, len(spent))
 			}
 			e := &spent[k]
 			k++
 			if e.Amount < 0 || e.Amount > MaxMoney {
-				return d, newErr(ErrInvalidArg, "block %v: spent value %d", hash, e.Amount)
+				return d, kinds.New(ErrInvalidArg, "block %v: spent value %d", hash, e.Amount)
 			}
 			op := &tx.TxIn[j].PreviousOutPoint
 			b.spent.add(&op.Hash, op.Index, e)
@@ -131,7 +131,7 @@ func (x *Index) collect(block *wire.MsgBlock, hash *wire.Hash, height int32, spe
 		}
 	}
 	if k != len(spent) {
-		return d, newErr(ErrInvalidArg, "block %v: %d spent outputs for %d inputs", hash, len(spent), k)
+		return d, kinds.New(ErrInvalidArg, "block %v: %d spent outputs for %d inputs", hash, len(spent), k)
 	}
 	// What the subsidy and the spent coins could pay for but no output
 	// (spendable or not) received was left unclaimed by the miner.
@@ -139,7 +139,7 @@ func (x *Index) collect(block *wire.MsgBlock, hash *wire.Hash, height int32, spe
 	unclaimed := d.block.PrevoutSpent + d.subsidy -
 		(d.block.NewOutputsExCoinbase + d.block.Coinbase + u.GenesisBlock + u.BIP30 + u.Scripts)
 	if unclaimed < 0 {
-		return d, newErr(ErrInvalidArg, "block %v creates %d more than its inputs and subsidy", hash, -unclaimed)
+		return d, kinds.New(ErrInvalidArg, "block %v creates %d more than its inputs and subsidy", hash, -unclaimed)
 	}
 	u.UnclaimedRewards = unclaimed
 	return d, nil
@@ -159,7 +159,7 @@ func next(prev *Stats, d *blockDelta, hash wire.Hash, height int32) (Stats, erro
 	st.TotalAmount = prev.TotalAmount + d.amount
 	if txOuts < 0 || bogo < 0 || st.TotalAmount < 0 || st.TotalAmount > MaxMoney ||
 		st.TotalSubsidy > MaxMoney || st.Unspendables.Total() > MaxMoney {
-		return st, newErr(ErrInvalidArg, "block %v spends coins the index does not hold", hash)
+		return st, kinds.New(ErrInvalidArg, "block %v spends coins the index does not hold", hash)
 	}
 	st.TxOuts, st.BogoSize = uint64(txOuts), uint64(bogo)
 	return st, nil
@@ -217,7 +217,7 @@ func cloneMuHash(m *muhash.MuHash) (*muhash.MuHash, error) {
 	}
 	c := muhash.New()
 	if err := c.UnmarshalBinary(state); err != nil {
-		return nil, wrapErr(ErrCorrupt, err, "MuHash state")
+		return nil, kinds.Wrap(ErrCorrupt, err, "MuHash state")
 	}
 	return c, nil
 }

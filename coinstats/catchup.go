@@ -2,9 +2,8 @@ package coinstats
 
 import (
 	"context"
-	"errors"
-	"time"
 
+	"github.com/btcnode/btcd/internal/indexdb"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -21,14 +20,6 @@ type ChainSource struct {
 	Block BlockFunc
 }
 
-// maxCatchUpRestarts bounds how often CatchUp starts over because the
-// chain reorganised under it, so a flapping chain cannot keep it busy
-// forever; the next CatchUp finishes the job.
-const maxCatchUpRestarts = 100
-
-// progressEvery is how often a long catch-up logs its progress.
-const progressEvery = 10 * time.Second
-
 // CatchUp brings the index to the chain's tip: it rewinds to the last
 // block the index shares with the main chain (the chain may have
 // reorganised while the index was not looking) and indexes every block
@@ -36,69 +27,33 @@ const progressEvery = 10 * time.Second
 // with ctx's error.
 func (x *Index) CatchUp(ctx context.Context, src ChainSource) error {
 	if src.TipHeight == nil || src.HashAt == nil || src.Block == nil {
-		return newErr(ErrInvalidArg, "incomplete ChainSource")
+		return kinds.New(ErrInvalidArg, "incomplete ChainSource")
 	}
-	lastLog := time.Now()
-	for range maxCatchUpRestarts {
-		fork, err := x.forkPoint(src)
-		if err != nil {
-			return err
-		}
-		if err := x.Rewind(fork, src.Block); err != nil {
-			return err
-		}
-		tip := src.TipHeight()
-		if fork >= tip {
-			return nil
-		}
-		restarted := false
-		for h := fork + 1; h <= tip; h++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	return indexdb.CatchUp(ctx, indexdb.Chain{TipHeight: src.TipHeight, HashAt: src.HashAt}, indexdb.Follower{
+		Kinds: &kinds,
+		Tip: func() int32 {
+			_, h := x.Tip()
+			return h
+		},
+		HashAt: func(h int32) (wire.Hash, error) {
+			st, err := getHeightRecord(x.db, h)
+			return st.Hash, err
+		},
+		Rewind: func(h int32) error { return x.Rewind(h, src.Block) },
+		Connect: func(h int32) error {
 			hash, ok := src.HashAt(h)
 			if !ok {
-				restarted = true // the chain got shorter under us
-				break
+				// The chain got shorter under us: start over.
+				return kinds.New(ErrNotContiguous, "no main-chain block at height %d", h)
 			}
 			block, spent, err := src.Block(hash)
 			if err != nil {
-				return wrapErr(ErrIO, err, "read block %v at height %d", hash, h)
+				return kinds.Wrap(ErrIO, err, "read block %v at height %d", hash, h)
 			}
-			if err := x.BlockConnected(block, h, spent); err != nil {
-				if errors.Is(err, ErrNotContiguous) {
-					restarted = true // the chain moved under us
-					break
-				}
-				return err
-			}
-			if time.Since(lastLog) > progressEvery {
-				lastLog = time.Now()
-				log.Infof("Syncing coinstatsindex with block chain: height %d of %d", h, tip)
-			}
-		}
-		if !restarted && src.TipHeight() <= tip {
-			return nil
-		}
-	}
-	return nil
-}
-
-// forkPoint returns the highest height at which the index and the main
-// chain hold the same block (-1 if none).
-func (x *Index) forkPoint(src ChainSource) (int32, error) {
-	_, h := x.Tip()
-	for ; h >= 0; h-- {
-		st, err := getHeightRecord(x.db, h)
-		if err != nil {
-			if isKind(err, errNotFound) {
-				continue // rewound concurrently
-			}
-			return 0, err
-		}
-		if ch, ok := src.HashAt(h); ok && ch == st.Hash {
-			return h, nil
-		}
-	}
-	return -1, nil
+			return x.BlockConnected(block, h, spent)
+		},
+		Progress: func(h, tip int32) {
+			log.Infof("Syncing coinstatsindex with block chain: height %d of %d", h, tip)
+		},
+	})
 }

@@ -145,7 +145,7 @@ func (c *testChain) source(all byHash) ChainSource {
 func (all byHash) block(h wire.Hash) (*wire.MsgBlock, []database.UtxoEntry, error) {
 	b, ok := all[h]
 	if !ok {
-		return nil, nil, newErr(ErrInvalidArg, "test chain has no block %v", h)
+		return nil, nil, kinds.New(ErrInvalidArg, "test chain has no block %v", h)
 	}
 	return b.block, b.spent, nil
 }

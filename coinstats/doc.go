@@ -30,6 +30,10 @@
 //	't' + height (BE) -> record of the indexed chain's block at height
 //	's' + block hash  -> record of a block a rewind took back
 //
+// The version and tip records, the checks Open makes of them, the error
+// kinds' plumbing and the catch-up walk are shared with the other indexes
+// (internal/indexdb); this package holds the statistics records.
+//
 // A record (DecodeRecord) is fixed-size: block hash, height, digest, the
 // output count and bogosize (uint64 LE) and thirteen amounts (uint64 LE):
 // total amount, total subsidy, the four unspendable totals, then the

@@ -1,9 +1,12 @@
 package coinstats
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btcnode/btcd/blockchain"
@@ -281,10 +284,31 @@ func TestCorruptStateDetected(t *testing.T) {
 			}
 			db.Close()
 			_, err = OpenIndex(dir, Options{HalvingInterval: testHalving})
-			if !errors.Is(err, tc.kind) {
-				t.Fatalf("open: %v, want %v", err, tc.kind)
+			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), "restart with -coinstatsindex)") {
+				t.Fatalf("open: %v, want %v naming the remedy", err, tc.kind)
 			}
 		})
+	}
+}
+
+// TestCorruptFilesWording checks that corruption LevelDB itself finds is
+// ErrCorrupt worded as Core words it, with the remedy.
+func TestCorruptFilesWording(t *testing.T) {
+	dir := t.TempDir()
+	openTest(t, dir, 0).Close()
+	manifests, err := filepath.Glob(filepath.Join(dir, IndexSubdir, "MANIFEST-*"))
+	if err != nil || len(manifests) == 0 {
+		t.Fatalf("no manifest: %v", err)
+	}
+	for _, m := range manifests {
+		if err := os.WriteFile(m, bytes.Repeat([]byte{0x5a}, 64), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = OpenIndex(dir, Options{HalvingInterval: testHalving})
+	if !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "coinstats index corrupt: Fatal LevelDB error: Corruption: open ") ||
+		!strings.Contains(err.Error(), "-reindex") {
+		t.Fatalf("open: %v", err)
 	}
 }
 

@@ -123,12 +123,12 @@ func (st *Stats) amounts() [numAmounts]*int64 {
 func DecodeRecord(v []byte) (Stats, error) {
 	var st Stats
 	if len(v) != recordLen {
-		return st, newErr(ErrCorrupt, "record of %d bytes, want %d", len(v), recordLen)
+		return st, kinds.New(ErrCorrupt, "record of %d bytes, want %d", len(v), recordLen)
 	}
 	copy(st.Hash[:], v[:32])
 	h := binary.LittleEndian.Uint32(v[32:])
 	if h > 1<<31-1 {
-		return st, newErr(ErrCorrupt, "record of block %v: height %d", st.Hash, h)
+		return st, kinds.New(ErrCorrupt, "record of block %v: height %d", st.Hash, h)
 	}
 	st.Height = int32(h)
 	copy(st.MuHash[:], v[36:68])
@@ -138,19 +138,19 @@ func DecodeRecord(v []byte) (Stats, error) {
 	for _, p := range st.amounts() {
 		a := binary.LittleEndian.Uint64(v[off:])
 		if a > MaxMoney {
-			return st, newErr(ErrCorrupt, "record of block %v: amount %d out of range", st.Hash, a)
+			return st, kinds.New(ErrCorrupt, "record of block %v: amount %d out of range", st.Hash, a)
 		}
 		*p = int64(a)
 		off += 8
 	}
 	if st.TxOuts > maxTxOuts ||
 		st.BogoSize < bogoPerCoin*st.TxOuts || st.BogoSize > (bogoPerCoin+maxScriptBogo)*st.TxOuts {
-		return st, newErr(ErrCorrupt, "record of block %v: bogosize %d for %d outputs", st.Hash, st.BogoSize, st.TxOuts)
+		return st, kinds.New(ErrCorrupt, "record of block %v: bogosize %d for %d outputs", st.Hash, st.BogoSize, st.TxOuts)
 	}
 	u, b := st.Unspendables, st.Block.Unspendables
 	if b.GenesisBlock > u.GenesisBlock || b.BIP30 > u.BIP30 || b.Scripts > u.Scripts ||
 		b.UnclaimedRewards > u.UnclaimedRewards || u.Total() > MaxMoney {
-		return st, newErr(ErrCorrupt, "record of block %v: unspendable amounts inconsistent", st.Hash)
+		return st, kinds.New(ErrCorrupt, "record of block %v: unspendable amounts inconsistent", st.Hash)
 	}
 	return st, nil
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/btcnode/btcd/database"
+	"github.com/btcnode/btcd/internal/indexdb"
 	"github.com/btcnode/btcd/internal/muhash"
 	"github.com/btcnode/btcd/wire"
 )
@@ -23,7 +24,7 @@ type BlockFunc func(hash wire.Hash) (*wire.MsgBlock, []database.UtxoEntry, error
 // batch, so after a crash the index is at a block it fully recorded.
 func (x *Index) BlockConnected(block *wire.MsgBlock, height int32, spent []database.UtxoEntry) error {
 	if height < 0 {
-		return newErr(ErrInvalidArg, "height %d", height)
+		return kinds.New(ErrInvalidArg, "height %d", height)
 	}
 	hash := block.BlockHash()
 	x.mu.Lock()
@@ -38,14 +39,14 @@ func (x *Index) BlockConnected(block *wire.MsgBlock, height int32, spent []datab
 		if at.Hash == hash {
 			return nil
 		}
-		return newErr(ErrNotContiguous, "block %v at height %d, index holds %v there", hash, height, at.Hash)
+		return kinds.New(ErrNotContiguous, "block %v at height %d, index holds %v there", hash, height, at.Hash)
 	case x.tipOK && (height != x.tip.Height+1 || block.Header.PrevBlock != x.tip.Hash),
 		!x.tipOK && height != 0:
 		tip, th := x.tip.Hash, int32(-1)
 		if x.tipOK {
 			th = x.tip.Height
 		}
-		return newErr(ErrNotContiguous, "block %v at height %d, index tip %v at height %d", hash, height, tip, th)
+		return kinds.New(ErrNotContiguous, "block %v at height %d, index tip %v at height %d", hash, height, tip, th)
 	case x.tipOK:
 		prev = x.tip
 	}
@@ -74,10 +75,10 @@ func (x *Index) BlockConnected(block *wire.MsgBlock, height int32, spent []datab
 	b.Reset()
 	k := heightKey(height)
 	b.Put(k[:], encodeRecord(nil, &st))
-	putTip(b, &hash, height)
+	indexdb.PutTip(b, &hash, height)
 	b.Put([]byte{keyMuHash}, state)
-	if err := x.db.Write(b, x.wo); err != nil {
-		return levelErr(err, "write coinstats of block "+hash.String())
+	if err := x.db.Commit(b, "write coinstats of block "+hash.String()); err != nil {
+		return err
 	}
 	x.tip, x.tipOK, x.running = st, true, running
 	return nil
@@ -92,7 +93,7 @@ func (x *Index) BlockConnected(block *wire.MsgBlock, height int32, spent []datab
 // in Core. Everything is written in one batch.
 func (x *Index) Rewind(height int32, blockOf BlockFunc) error {
 	if height < -1 {
-		return newErr(ErrInvalidArg, "height %d", height)
+		return kinds.New(ErrInvalidArg, "height %d", height)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -120,10 +121,10 @@ func (x *Index) rewind(height int32, blockOf BlockFunc) error {
 			}
 			keep(&st)
 		}
-		b.Delete([]byte{keyTip})
+		indexdb.DeleteTip(b)
 		b.Delete([]byte{keyMuHash})
-		if err := x.db.Write(b, x.wo); err != nil {
-			return levelErr(err, "empty coinstats index")
+		if err := x.db.Commit(b, "empty coinstats index"); err != nil {
+			return err
 		}
 		x.tip, x.tipOK, x.running = Stats{}, false, muhash.New()
 		return nil
@@ -143,10 +144,10 @@ func (x *Index) rewind(height int32, blockOf BlockFunc) error {
 		}
 		block, spent, err := blockOf(st.Hash)
 		if err != nil {
-			return wrapErr(ErrIO, err, "read block %v to take it out of the coinstats index", st.Hash)
+			return kinds.Wrap(ErrIO, err, "read block %v to take it out of the coinstats index", st.Hash)
 		}
 		if block.BlockHash() != st.Hash {
-			return newErr(ErrInvalidArg, "asked for block %v, got %v", st.Hash, block.BlockHash())
+			return kinds.New(ErrInvalidArg, "asked for block %v, got %v", st.Hash, block.BlockHash())
 		}
 		x.elems.reset()
 		if _, err := x.collect(block, &st.Hash, h, spent, &x.elems); err != nil {
@@ -156,16 +157,16 @@ func (x *Index) rewind(height int32, blockOf BlockFunc) error {
 		keep(&st)
 	}
 	if wire.Hash(running.Finalize()) != target.MuHash {
-		return newErr(ErrCorrupt, "undoing the blocks above height %d does not give the MuHash recorded there", height)
+		return kinds.New(ErrCorrupt, "undoing the blocks above height %d does not give the MuHash recorded there", height)
 	}
 	state, err := running.MarshalBinary()
 	if err != nil {
 		return err
 	}
-	putTip(b, &target.Hash, height)
+	indexdb.PutTip(b, &target.Hash, height)
 	b.Put([]byte{keyMuHash}, state)
-	if err := x.db.Write(b, x.wo); err != nil {
-		return levelErr(err, "rewind coinstats index to height "+strconv.Itoa(int(height)))
+	if err := x.db.Commit(b, "rewind coinstats index to height "+strconv.Itoa(int(height))); err != nil {
+		return err
 	}
 	x.tip, x.running = target, running
 	return nil

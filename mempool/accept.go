@@ -21,6 +21,10 @@ type AcceptOptions struct {
 	MaxFeeRate FeeRate
 	// Time overrides the entry time (for mempool.dat loading).
 	Time time.Time
+	// Unbroadcast puts the accepted transaction in the unbroadcast set
+	// before it is announced (a locally submitted transaction), so a
+	// peer's request can never arrive first.
+	Unbroadcast bool
 }
 
 // AcceptResult describes an accepted (or, with TestOnly, acceptable)
@@ -53,6 +57,12 @@ func (p *Pool) AcceptTransaction(tx *wire.MsgTx, opts AcceptOptions) (*AcceptRes
 		res.snap = *res.Entry
 		res.snap.parents, res.snap.children = nil, nil
 		res.Entry = &res.snap
+		if opts.Unbroadcast {
+			if p.unbroadcast == nil {
+				p.unbroadcast = make(map[wire.Hash]struct{})
+			}
+			p.unbroadcast[res.TxID] = struct{}{}
+		}
 		if len(p.orphans.byID) > 0 {
 			live, _ := p.byTxID[res.TxID]
 			accepted = p.snapshots(p.processOrphansLocked([]*Entry{live})[1:])
@@ -221,6 +231,12 @@ func (p *Pool) addFromState(ws *acceptState, args *acceptArgs) *Entry {
 	}
 	ancestors := p.ancestorsOf(parents, p.nextEpoch(), nil)
 	p.addEntry(e, parents, ancestors)
+	if args.bypassLimits {
+		// Back from a disconnected block: peers may fetch it at once,
+		// before children that were in the pool already (Core gives such
+		// entries sequence 0).
+		e.AnnounceSequence = 0
+	}
 	if p.est != nil {
 		valid := !args.bypassLimits && !args.packageSubmission && len(parents) == 0
 		p.est.processTx(e.TxID, e.Height, e.Fee, e.VSize, valid)
@@ -474,14 +490,20 @@ func (p *Pool) verifyScripts(tx *wire.MsgTx, coins []Coin) *RejectError {
 		consensus = p.cfg.VerifyScripts(tx, coins, false) != nil
 	}
 	detail := " (" + err.Error() + ")"
+	var where string
+	var ie *InputError
+	if errors.As(err, &ie) && ie.Input >= 0 && ie.Input < len(tx.TxIn) {
+		prev := tx.TxIn[ie.Input].PreviousOutPoint
+		where = fmt.Sprintf("input %d of %v (wtxid %v), spending %v:%d", ie.Input, tx.TxHash(), tx.WitnessHash(), prev.Hash, prev.Index)
+	}
 	switch {
 	case !p.cfg.LegacyScriptReasons && consensus:
-		return rejectInvalid(ReasonMempoolScript+detail, "")
+		return rejectInvalid(ReasonMempoolScript+detail, where)
 	case !p.cfg.LegacyScriptReasons:
-		return rejectNonStd(ReasonMempoolScript+detail, "")
+		return rejectNonStd(ReasonMempoolScript+detail, where)
 	case consensus:
-		return rejectInvalid(ReasonMandatoryScript+detail, "")
+		return rejectInvalid(ReasonMandatoryScript+detail, where)
 	default:
-		return rejectNonStd(ReasonNonMandatoryScript+detail, "")
+		return rejectNonStd(ReasonNonMandatoryScript+detail, where)
 	}
 }

@@ -94,11 +94,17 @@ func (p *Pool) BlockConnected(block *wire.MsgBlock, height int32) {
 // tried again after each older block, and once more after the next
 // connected block.
 func (p *Pool) BlockDisconnected(block *wire.MsgBlock) {
+	txids := block.TxHashes()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	dropped := p.disconnected.add(block, txids)
+	p.dropDisconnectedLocked(dropped)
 	txs := make([]reorgTx, 0, len(block.Transactions)+len(p.reorgPending))
-	for _, tx := range block.Transactions {
+	for i, tx := range block.Transactions {
 		if tx.IsCoinBase() {
+			continue
+		}
+		if _, drop := dropped[txids[i]]; drop {
 			continue
 		}
 		// A decoded block's transactions share the block's buffers; a copy

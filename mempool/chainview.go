@@ -48,6 +48,21 @@ type ChainView struct {
 // txscript.VerifyInput.
 type VerifyScriptsFunc func(tx *wire.MsgTx, coins []Coin, standard bool) error
 
+// InputError is how a VerifyScriptsFunc names the failing input: the
+// rejection then carries Core's detail ("input 0 of <txid> (wtxid
+// <wtxid>), spending <txid>:<n>") after the script error's reason.
+type InputError struct {
+	Input int
+	Err   error
+}
+
+// Error returns the script error's text alone; the input goes into the
+// rejection's detail.
+func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap exposes the script error.
+func (e *InputError) Unwrap() error { return e.Err }
+
 // Consensus constants the pool checks itself (copied facts, not imports,
 // to keep the package free of blockchain).
 const (

@@ -90,6 +90,12 @@ type Entry struct {
 	// Sequence is the pool's sequence number when the transaction entered
 	// (bitcoind's mempool_sequence, used by ZMQ "sequence" messages).
 	Sequence uint64
+	// AnnounceSequence is the pool sequence a peer's last announcement
+	// trickle must have reached before the transaction is served to it on
+	// request (Core's entry_sequence): the pool's sequence just after the
+	// transaction entered, or 0 for one returned from a disconnected
+	// block.
+	AnnounceSequence uint64
 	// SpendsCoinbase records whether any input spends a coinbase output.
 	SpendsCoinbase bool
 
@@ -155,6 +161,12 @@ type Pool struct {
 	// recon holds recently rejected low-fee transactions a child may
 	// still pay for (opportunistic one-parent-one-child relay).
 	recon reconsiderable
+	// unbroadcast are locally submitted pool transactions no peer has
+	// requested yet (unbroadcast.go).
+	unbroadcast map[wire.Hash]struct{}
+	// disconnected mirrors Core's bounded pool of the current reorg's
+	// disconnected transactions (disconnected.go).
+	disconnected disconnectQueue
 }
 
 // New returns an empty pool. It panics if the required seams are missing,
@@ -343,6 +355,8 @@ type Info struct {
 	IncrementalRelayFee FeeRate
 	FullRBF             bool
 	Orphans             int
+	// Unbroadcast is the size of the unbroadcast set.
+	Unbroadcast int
 }
 
 // Info returns the pool summary.
@@ -358,6 +372,7 @@ func (p *Pool) Info() Info {
 		MaxMempool: p.cfg.MaxMempoolBytes, MempoolMinFee: minFee,
 		MinRelayTxFee: p.cfg.Policy.MinRelayFee, IncrementalRelayFee: p.cfg.Policy.IncrementalRelayFee,
 		FullRBF: !p.cfg.NoReplacement, Orphans: len(p.orphans.byID),
+		Unbroadcast: len(p.unbroadcast),
 	}
 }
 
@@ -467,6 +482,7 @@ func (p *Pool) addEntry(e *Entry, parents, ancestors []*Entry) {
 	p.totalFees += e.Fee
 	e.Sequence = p.sequence
 	p.sequence++
+	e.AnnounceSequence = p.sequence
 }
 
 // removeSet removes the entries of set, keeping the statistics of the
@@ -513,6 +529,7 @@ func (p *Pool) removeSet(set []*Entry, reason removeReason) {
 		}
 		delete(p.byTxID, e.TxID)
 		delete(p.byWTxID, e.WTxID)
+		p.dropUnbroadcastLocked(e.TxID, " before confirmation that txn was sent out")
 		for i := range e.Tx.TxIn {
 			op := e.Tx.TxIn[i].PreviousOutPoint
 			if p.spends[op] == e {

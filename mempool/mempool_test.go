@@ -332,6 +332,14 @@ func TestBlockConnectDisconnect(t *testing.T) {
 	if e, _ := h.pool.Get(b.TxHash()); e.AncCount != 2 {
 		t.Fatalf("b not relinked: %d", e.AncCount)
 	}
+	// Returned transactions may be served to peers at once (Core's entry
+	// sequence 0); b, which stayed, only after an announcement trickle.
+	if e, _ := h.pool.Get(a.TxHash()); e.AnnounceSequence != 0 {
+		t.Errorf("returned a: announce sequence %d, want 0", e.AnnounceSequence)
+	}
+	if e, _ := h.pool.Get(b.TxHash()); e.AnnounceSequence == 0 || e.AnnounceSequence > h.pool.Sequence() {
+		t.Errorf("b: announce sequence %d (pool at %d)", e.AnnounceSequence, h.pool.Sequence())
+	}
 }
 
 func TestDisconnectRemovesImmatureAndLocked(t *testing.T) {

@@ -15,26 +15,33 @@ import (
 // ErrCorruptFile is the kind of every persistence decoding error.
 const ErrCorruptFile = ErrorKind("corrupt file")
 
-// mempool.dat format (our own, version 1), all integers little-endian:
+// mempool.dat format (our own, version 2), all integers little-endian:
 //
 //	magic   "BNMP"            4 bytes
-//	version 0x01              1 byte
+//	version 0x02              1 byte
 //	saved   int64             Unix time of the save
 //	count   varint            number of transactions
-//	count × { time int64 (Unix entry time), size varint, tx (BIP144 serialization, size bytes) }
+//	count × { time int64 (Unix entry time), flags byte, size varint, tx (BIP144 serialization, size bytes) }
 //
+// flags bit 0 marks a transaction of the unbroadcast set; other bits must
+// be zero. Version 1 files (records without the flags byte) still load.
 // The file is written to a temporary name and renamed, so a crash leaves
 // either the old or the new file.
 const (
 	mempoolMagic     = "BNMP"
-	mempoolVersion   = 1
+	mempoolVersion   = 2
 	maxMempoolTxSize = wire.MaxBlockSerializedSize
+	// savedUnbroadcast is the record flag of an unbroadcast transaction.
+	savedUnbroadcast = 1
 )
 
 // SavedTx is one transaction of a mempool.dat file.
 type SavedTx struct {
 	Tx   *wire.MsgTx
 	Time time.Time
+	// Unbroadcast marks a locally submitted transaction no peer had
+	// requested when the file was written.
+	Unbroadcast bool
 }
 
 func corrupt(format string, args ...any) error {
@@ -48,6 +55,11 @@ func EncodeMempool(txs []SavedTx, saved time.Time) []byte {
 	b = wire.AppendVarInt(b, uint64(len(txs)))
 	for _, s := range txs {
 		b = binary.LittleEndian.AppendUint64(b, uint64(s.Time.Unix()))
+		var flags byte
+		if s.Unbroadcast {
+			flags |= savedUnbroadcast
+		}
+		b = append(b, flags)
 		b = wire.AppendVarInt(b, uint64(s.Tx.SerializeSize()))
 		b = s.Tx.AppendTo(b, true)
 	}
@@ -60,8 +72,9 @@ func DecodeMempool(b []byte) ([]SavedTx, time.Time, error) {
 	if len(b) < len(mempoolMagic)+1+8 || string(b[:4]) != mempoolMagic {
 		return nil, time.Time{}, corrupt("bad mempool file header")
 	}
-	if b[4] != mempoolVersion {
-		return nil, time.Time{}, corrupt("unknown mempool file version %d", b[4])
+	version := b[4]
+	if version != 1 && version != mempoolVersion {
+		return nil, time.Time{}, corrupt("unknown mempool file version %d", version)
 	}
 	saved := time.Unix(int64(binary.LittleEndian.Uint64(b[5:13])), 0)
 	b = b[13:]
@@ -81,6 +94,16 @@ func DecodeMempool(b []byte) ([]SavedTx, time.Time, error) {
 		}
 		t := time.Unix(int64(binary.LittleEndian.Uint64(b)), 0)
 		b = b[8:]
+		var flags byte
+		if version >= 2 {
+			if len(b) < 1 {
+				return nil, saved, corrupt("truncated record %d", i)
+			}
+			flags, b = b[0], b[1:]
+			if flags&^savedUnbroadcast != 0 {
+				return nil, saved, corrupt("record %d: unknown flags %#x", i, flags)
+			}
+		}
 		size, n, err := wire.ReadVarInt(b)
 		if err != nil {
 			return nil, saved, corrupt("record %d size: %v", i, err)
@@ -98,7 +121,7 @@ func DecodeMempool(b []byte) ([]SavedTx, time.Time, error) {
 			return nil, saved, corrupt("record %d: %d trailing bytes", i, size-uint64(used))
 		}
 		b = b[size:]
-		out = append(out, SavedTx{Tx: tx, Time: t})
+		out = append(out, SavedTx{Tx: tx, Time: t, Unbroadcast: flags&savedUnbroadcast != 0})
 	}
 	if len(b) != 0 {
 		return nil, saved, corrupt("%d trailing bytes", len(b))
@@ -115,9 +138,13 @@ func (p *Pool) Save(w io.Writer) error {
 	}
 	p.mu.RUnlock()
 	sortTopological(entries)
+	unbroadcast := make(map[wire.Hash]bool)
+	for _, txid := range p.unbroadcastIDs() {
+		unbroadcast[txid] = true
+	}
 	txs := make([]SavedTx, len(entries))
 	for i, e := range entries {
-		txs[i] = SavedTx{Tx: e.Tx, Time: e.Time}
+		txs[i] = SavedTx{Tx: e.Tx, Time: e.Time, Unbroadcast: unbroadcast[e.TxID]}
 	}
 	_, err := w.Write(EncodeMempool(txs, p.now()))
 	return err
@@ -169,6 +196,9 @@ func (p *Pool) Load(r io.Reader) (LoadStats, error) {
 			st.Known++
 		default:
 			st.Failed++
+		}
+		if s.Unbroadcast {
+			p.AddUnbroadcast(s.Tx.TxHash())
 		}
 	}
 	_ = accepted // loaded transactions are not announced, as in Core

@@ -203,6 +203,13 @@ type MessageListeners struct {
 	// OnPong is told the measured round trip of each answered ping.
 	OnPong func(p *Peer, rtt time.Duration)
 
+	// TxInvSequence, when set, returns the mempool's sequence number.
+	// It is read at every trickle of transaction announcements, even one
+	// with nothing to announce; the peer keeps the value as
+	// LastTxInvSequence, so getdata is answered only for transactions
+	// the peer could have been told about.
+	TxInvSequence func() uint64
+
 	// OnRead and OnWrite observe every message read or written (after
 	// the handshake too); err is non-nil for a read that failed. They are
 	// for tests and tracing.
@@ -249,8 +256,14 @@ type Config struct {
 	// compact blocks (BIP152).
 	SendCmpct *wire.MsgSendCmpct
 	// FeeFilter, when set and transactions are relayed, returns the
-	// feefilter value (satoshis per kvB) sent after verack (BIP133).
+	// feefilter value (satoshis per kvB) to announce (BIP133): sent
+	// after verack, then again on Core's schedule when it changes.
 	FeeFilter func() int64
+	// InitialDownload, when set, reports whether the node is in initial
+	// block download; meanwhile the feefilter is MaxFeeFilter, so peers
+	// do not announce transactions we would not fetch, and the real value
+	// follows as soon as the download ends.
+	InitialDownload func() bool
 
 	// Listeners receive the messages.
 	Listeners MessageListeners

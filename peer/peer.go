@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/internal/clock"
+	"github.com/btcnode/btcd/peer/bloom"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -69,6 +70,7 @@ type Peer struct {
 	wtxidRelay     bool
 	addrV2         bool
 	addrMe         netip.AddrPort // how the remote sees us (version addr_recv)
+	bloom          *bloom.Filter  // BIP37 filter the remote loaded (bloomfilter.go)
 
 	sentPerCmd  map[string]uint64
 	recvPerCmd  map[string]uint64
@@ -103,6 +105,12 @@ type Peer struct {
 	knownInv   knownInv
 	pendingInv []wire.InvVect
 	pendingSet map[uint64]struct{} // invKey of each pending hash
+	lastInvSeq atomic.Uint64       // see LastTxInvSequence
+
+	feeMu      sync.Mutex // guards the feefilter schedule (feefilter.go)
+	feeStarted bool       // afterVerAck ran: the schedule may send
+	feeSent    int64      // last feefilter value sent
+	feeNext    time.Time  // node clock; zero: at the first chance
 }
 
 // NewInbound wraps an accepted connection.

@@ -24,12 +24,12 @@ func (p *Peer) sendVersion() {
 	}
 	msg := &wire.MsgVersion{
 		ProtocolVersion: int32(p.cfg.ProtocolVersion),
-		Services:        p.cfg.Services,
+		Services:        p.LocalServices(),
 		Timestamp:       clock.Unix(),
 		AddrYou:         you,
 		// Like Core we do not reveal our own address here: addr_from
 		// carries only our services.
-		AddrMe:         wire.NetAddress{Services: p.cfg.Services},
+		AddrMe:         wire.NetAddress{Services: p.LocalServices()},
 		Nonce:          p.nonce,
 		UserAgent:      p.cfg.UserAgent,
 		LastBlock:      height,
@@ -58,6 +58,10 @@ func (p *Peer) readLoop() {
 			return
 		}
 	}
+	// Core trickles to a new peer at its first chance: nothing can be
+	// pending yet, but this sets the point (LastTxInvSequence) from which
+	// the mempool's transactions may be requested.
+	p.flushInventory()
 	close(p.handshakeDone)
 	p.cfg.Log.Debugf("Handshake done with %v: version %d, services %v, agent %q",
 		p, p.remoteVersion, p.services, p.userAgent)
@@ -209,13 +213,7 @@ func (p *Peer) afterVerAck() {
 		sc := *p.cfg.SendCmpct
 		p.QueueMessage(&sc, nil)
 	}
-	// As Core: no feefilter under --blocksonly, to a forcerelay peer
-	// (we take its transactions whatever their fee) or on a
-	// block-relay-only connection.
-	sendFeeFilter := !p.cfg.DisableRelayTx && !p.perms.Has(PermForceRelay) && p.connType != ConnBlockRelay
-	if p.cfg.FeeFilter != nil && sendFeeFilter && pver >= wire.FeeFilterVersion {
-		p.QueueMessage(&wire.MsgFeeFilter{MinFee: p.cfg.FeeFilter()}, nil)
-	}
+	p.startFeeFilter(clock.Now()) // feefilter.go
 }
 
 // dispatchFrame handles a message after the handshake. A pong and an
@@ -363,10 +361,7 @@ func (p *Peer) dispatch(msg wire.Message) {
 			l.OnReject(p, m)
 		}
 	case *wire.MsgFilterLoad, *wire.MsgFilterAdd, *wire.MsgFilterClear:
-		// We never offer NODE_BLOOM; Core disconnects such peers.
-		if p.cfg.Services&wire.SFNodeBloom == 0 {
-			p.disconnectf(ErrProtocolViolation, "%s without bloom service", msg.Command())
-		}
+		p.handleFilterMsg(msg) // bloomfilter.go
 	case *wire.MsgGetAddr:
 		p.handleGetAddr()
 	default:

@@ -31,6 +31,9 @@ func (p *Peer) timers(now time.Time) {
 	if p.Connected() {
 		p.maybeSendAddr(now)
 	}
+	if p.Connected() {
+		p.maybeSendFeeFilter(now)
+	}
 }
 
 // inactivityChecksDue reports whether the connection is older than the

@@ -404,6 +404,12 @@ func (p *Peer) QueueTxInventory(txid, wtxid wire.Hash, feePerKvB int64) {
 	p.pendingInv = append(p.pendingInv, iv)
 }
 
+// LastTxInvSequence returns what the TxInvSequence hook returned at the
+// last trickle of transaction announcements (0 before the first): Core's
+// m_last_inv_sequence, below which mempool transactions may be served to
+// the peer without leaking ones it was never told about.
+func (p *Peer) LastTxInvSequence() uint64 { return p.lastInvSeq.Load() }
+
 // PendingInventory returns the number of transaction announcements
 // waiting for the next trickle.
 func (p *Peer) PendingInventory() int {
@@ -435,8 +441,14 @@ func (p *Peer) AddKnownInventory(h wire.Hash) {
 	p.invMu.Unlock()
 }
 
-// flushInventory sends up to MaxInvPerTrickle pending announcements.
+// flushInventory sends up to MaxInvPerTrickle pending announcements. It
+// first reads the TxInvSequence hook, so every transaction that entered
+// the mempool before this trickle is one the peer was offered (or chose to
+// filter out) and may request.
 func (p *Peer) flushInventory() {
+	if f := p.cfg.Listeners.TxInvSequence; f != nil {
+		p.lastInvSeq.Store(f())
+	}
 	p.invMu.Lock()
 	n := min(len(p.pendingInv), MaxInvPerTrickle)
 	if n == 0 {

@@ -226,22 +226,19 @@ func handleTxSpendingPrevOut(s *Server, p *Params) (any, error) {
 	}
 	out := make([]SpendingPrevOut, 0, len(list))
 	for _, r := range list {
-		var o struct {
-			TxID *string `json:"txid"`
-			Vout *int64  `json:"vout"`
-		}
-		if jsonKind(r) != "object" || json.Unmarshal(r, &o) != nil || o.TxID == nil || o.Vout == nil {
-			return nil, NewError(ErrType, "Invalid parameter, each output must be an object with txid and vout")
-		}
-		h, err := parseHashV(*o.TxID, "txid")
+		txid, vout, err := spendingPrevOutParam(r)
 		if err != nil {
 			return nil, err
 		}
-		if *o.Vout < 0 || *o.Vout > 0xffffffff {
+		h, err := parseHashV(txid, "txid")
+		if err != nil {
+			return nil, err
+		}
+		if vout < 0 || vout > 0xffffffff {
 			return nil, NewError(ErrInvalidParam, "Invalid parameter, vout cannot be negative")
 		}
-		e := SpendingPrevOut{TxID: h.String(), Vout: uint32(*o.Vout)}
-		by, ok, err := s.mempool().SpentBy(wire.OutPoint{Hash: h, Index: uint32(*o.Vout)})
+		e := SpendingPrevOut{TxID: h.String(), Vout: uint32(vout)}
+		by, ok, err := s.mempool().SpentBy(wire.OutPoint{Hash: h, Index: uint32(vout)})
 		if err != nil {
 			return nil, err
 		}
@@ -251,4 +248,34 @@ func handleTxSpendingPrevOut(s *Server, p *Params) (any, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// spendingPrevOutParam reads one gettxspendingprevout output with Core's
+// strict object check: txid (string) and vout (number) are required, in
+// that order, and any other key is refused.
+func spendingPrevOutParam(r json.RawMessage) (txid string, vout int64, err error) {
+	var o map[string]json.RawMessage
+	if jsonKind(r) == "object" {
+		if err := json.Unmarshal(r, &o); err != nil {
+			return "", 0, NewError(ErrType, "Invalid parameter, each output must be an object")
+		}
+	}
+	t, err := prevTxField(o, "txid", "string", false)
+	if err != nil {
+		return "", 0, err
+	}
+	v, err := prevTxField(o, "vout", "number", false)
+	if err != nil {
+		return "", 0, err
+	}
+	members, _ := orderedObject(r)
+	for _, kv := range members {
+		if kv.Key != "txid" && kv.Key != "vout" {
+			return "", 0, Errorf(ErrType, "Unexpected key %s", kv.Key)
+		}
+	}
+	if err := json.Unmarshal(v, &vout); err != nil {
+		return "", 0, NewError(ErrType, "JSON integer out of range")
+	}
+	return rawString(t), vout, nil
 }

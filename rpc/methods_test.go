@@ -66,6 +66,12 @@ func TestParams(t *testing.T) {
 	if e.Message != "Unknown named parameter foo" {
 		t.Errorf("%q", e.Message)
 	}
+	// A key given twice (bitcoin-cli -named with args=... and positional
+	// arguments) is refused, not resolved by the last one.
+	e = mustError(t, url, "decodescript", json.RawMessage(`{"args":["51"],"args":["52"]}`), ErrInvalidParam)
+	if e.Message != "Parameter args specified multiple times" {
+		t.Errorf("%q", e.Message)
+	}
 	// Wrong count: -1 with the help text.
 	e = mustError(t, url, "decodescript", []any{}, ErrMisc)
 	if !strings.HasPrefix(e.Message, `decodescript "hexstring"`) {

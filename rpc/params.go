@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"sort"
@@ -208,6 +209,33 @@ func decodeHex(s string) []byte {
 	return b
 }
 
+// duplicateKey reports the first key that appears twice in the JSON
+// object raw (encoding/json keeps only the last). raw has been decoded
+// once already, so it is well-formed.
+func duplicateKey(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return "", false
+	}
+	seen := make(map[string]struct{})
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := t.(string)
+		if _, ok := seen[k]; ok {
+			return k, true
+		}
+		seen[k] = struct{}{}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
+}
+
 // typeError is bitcoind's UniValue type mismatch message.
 func typeError(raw json.RawMessage, want string) *Error {
 	return Errorf(ErrType, "JSON value of type %s is not of expected type %s", jsonKind(raw), want)
@@ -229,6 +257,12 @@ func bindParams(m *Method, raw json.RawMessage) (*Params, *Error) {
 		var named map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &named); err != nil {
 			return nil, NewError(ErrInvalidRequest, "Params must be an array or object")
+		}
+		if k, dup := duplicateKey(raw); dup {
+			// bitcoin-cli -named sends an explicit args=... beside the
+			// implicit positional "args"; bitcoind refuses the clash
+			// rather than letting one silently win.
+			return nil, Errorf(ErrInvalidParam, "Parameter %s specified multiple times", k)
 		}
 		pos := make(map[string]int, len(m.Args))
 		for i, a := range m.Args {

@@ -127,8 +127,10 @@ func (e *Engine) execOp(op byte, exec bool, t *scriptTokenizer, opPos uint32, mi
 	case OP_IF, OP_NOTIF:
 		v := false
 		if exec {
+			// Core reports a missing condition as a malformed IF rather
+			// than a stack underflow; reject reasons carry that wording.
 			if s.size() < 1 {
-				return ErrInvalidStackOperation
+				return ErrUnbalancedConditional
 			}
 			top := s.top(-1)
 			if e.sv == sigVersionTapscript {

@@ -300,3 +300,22 @@ func TestPayToAnchorPolicy(t *testing.T) {
 		t.Fatalf("P2SH-wrapped anchor: %v", err)
 	}
 }
+
+// OP_IF and OP_NOTIF with nothing to test are a malformed conditional in
+// Core (SCRIPT_ERR_UNBALANCED_CONDITIONAL), not a stack underflow: the
+// reject reason peers and RPC see is "Invalid OP_IF construction".
+func TestIfOnEmptyStack(t *testing.T) {
+	for _, op := range []byte{OP_IF, OP_NOTIF} {
+		sigScript := []byte{op, op}
+		credit, spend := creditSpend([]byte{OP_1}, sigScript, nil, 0)
+		prev := credit.TxOut[0]
+		hashes := NewTxSigHashes(spend, []wire.TxOut{prev})
+		err := VerifyInput(spend, 0, &prev, ScriptVerifyP2SH, nil, hashes)
+		if !errors.Is(err, ErrUnbalancedConditional) {
+			t.Fatalf("opcode %#x: got %v, want %v", op, err, ErrUnbalancedConditional)
+		}
+		if err.Error() != "Invalid OP_IF construction" {
+			t.Errorf("opcode %#x: message %q", op, err.Error())
+		}
+	}
+}

@@ -260,8 +260,6 @@ func TestMessageLimits(t *testing.T) {
 		{CmdGetBlocks, countPayload([]byte{1, 0, 0, 0}, MaxBlockLocatorsPerMsg+1, 0), "MAX_LOCATOR_SZ"},
 		{CmdGetHeaders, countPayload([]byte{1, 0, 0, 0}, MaxBlockLocatorsPerMsg+1, 0), "MAX_LOCATOR_SZ"},
 		{CmdCFHeaders, countPayload(make([]byte, 65), MaxCFHeadersPerMsg+1, 0), "MAX_GETCFHEADERS_SIZE"},
-		{CmdFilterLoad, countPayload(nil, MaxFilterLoadFilterSize+1, 0), "MAX_BLOOM_FILTER_SIZE"},
-		{CmdFilterAdd, countPayload(nil, MaxFilterAddDataSize+1, 0), "MAX_SCRIPT_ELEMENT_SIZE"},
 		{CmdVersion, countPayload(make([]byte, 4+8+8+26+26+8), MaxUserAgentLen+1, 300), "MAX_SUBVERSION_LENGTH"},
 		{CmdCmpctBlock, countPayload(make([]byte, 88), MaxCmpctBlockTxs+1, 0), "16-bit"},
 		{CmdAddrV2, []byte{1, 0, 0, 0, 0, 0, 1, 0xfd, 0x01, 0x02}, "512"},

@@ -26,6 +26,11 @@ const (
 )
 
 // MsgFilterLoad installs a BIP37 bloom filter.
+//
+// Like Core, the codec takes a filter of any size the message allows and
+// leaves the protocol limits to WithinSizeConstraints: a node that
+// receives a filter over them scores the sender as misbehaving (which does
+// not disconnect a noban peer) rather than failing to parse the message.
 type MsgFilterLoad struct {
 	Filter    []byte
 	HashFuncs uint32
@@ -36,20 +41,16 @@ type MsgFilterLoad struct {
 // Command returns "filterload".
 func (m *MsgFilterLoad) Command() string { return CmdFilterLoad }
 
-// BtcDecode reads the filter, which must respect Core's size limits (Core
-// disconnects a peer sending a larger one).
+// BtcDecode reads the filter; its size is bounded by the payload.
 func (m *MsgFilterLoad) BtcDecode(p []byte, pver uint32, enc MessageEncoding) error {
 	r := newReader(p)
 	var v MsgFilterLoad
-	f := r.bytes(r.count("bloom filter size (MAX_BLOOM_FILTER_SIZE)", MaxFilterLoadFilterSize, 1))
+	f := r.bytes(r.count("bloom filter size", MaxProtocolMessageLength, 1))
 	v.HashFuncs = r.u32()
 	v.Tweak = r.u32()
 	v.Flags = BloomUpdateType(r.u8())
 	if err := finish(&r); err != nil {
 		return err
-	}
-	if v.HashFuncs > MaxFilterLoadHashFuncs {
-		return limitError("bloom filter hash functions (MAX_HASH_FUNCS)", uint64(v.HashFuncs), MaxFilterLoadHashFuncs)
 	}
 	v.Filter = append([]byte(nil), f...)
 	*m = v
@@ -58,24 +59,25 @@ func (m *MsgFilterLoad) BtcDecode(p []byte, pver uint32, enc MessageEncoding) er
 
 // BtcEncode appends the filter.
 func (m *MsgFilterLoad) BtcEncode(dst []byte, pver uint32, enc MessageEncoding) ([]byte, error) {
-	if len(m.Filter) > MaxFilterLoadFilterSize {
-		return dst, limitError("bloom filter size (MAX_BLOOM_FILTER_SIZE)", uint64(len(m.Filter)), MaxFilterLoadFilterSize)
-	}
-	if m.HashFuncs > MaxFilterLoadHashFuncs {
-		return dst, limitError("bloom filter hash functions (MAX_HASH_FUNCS)", uint64(m.HashFuncs), MaxFilterLoadHashFuncs)
-	}
 	dst = AppendVarBytes(dst, m.Filter)
 	dst = binary.LittleEndian.AppendUint32(dst, m.HashFuncs)
 	dst = binary.LittleEndian.AppendUint32(dst, m.Tweak)
 	return append(dst, byte(m.Flags)), nil
 }
 
-// MaxPayloadLength is the size with the largest filter.
-func (m *MsgFilterLoad) MaxPayloadLength(pver uint32) uint32 {
-	return uint32(VarIntSerializeSize(MaxFilterLoadFilterSize) + MaxFilterLoadFilterSize + 9)
+// MaxPayloadLength is the message size limit: the protocol limits are
+// checked after decoding (WithinSizeConstraints).
+func (m *MsgFilterLoad) MaxPayloadLength(pver uint32) uint32 { return MaxProtocolMessageLength }
+
+// WithinSizeConstraints reports whether the filter respects BIP37's limits
+// (MAX_BLOOM_FILTER_SIZE bytes, MAX_HASH_FUNCS hash functions).
+func (m *MsgFilterLoad) WithinSizeConstraints() bool {
+	return len(m.Filter) <= MaxFilterLoadFilterSize && m.HashFuncs <= MaxFilterLoadHashFuncs
 }
 
-// MsgFilterAdd adds one element to the installed bloom filter.
+// MsgFilterAdd adds one element to the installed bloom filter. As for
+// filterload, the codec accepts any size the message allows; an element
+// over MaxFilterAddDataSize is the receiver's to refuse (WithinSizeLimit).
 type MsgFilterAdd struct {
 	Data []byte
 }
@@ -83,10 +85,10 @@ type MsgFilterAdd struct {
 // Command returns "filteradd".
 func (m *MsgFilterAdd) Command() string { return CmdFilterAdd }
 
-// BtcDecode reads the element (at most MaxFilterAddDataSize bytes).
+// BtcDecode reads the element; its size is bounded by the payload.
 func (m *MsgFilterAdd) BtcDecode(p []byte, pver uint32, enc MessageEncoding) error {
 	r := newReader(p)
-	d := r.bytes(r.count("filteradd element size (MAX_SCRIPT_ELEMENT_SIZE)", MaxFilterAddDataSize, 1))
+	d := r.bytes(r.count("filteradd element size", MaxProtocolMessageLength, 1))
 	if err := finish(&r); err != nil {
 		return err
 	}
@@ -96,16 +98,15 @@ func (m *MsgFilterAdd) BtcDecode(p []byte, pver uint32, enc MessageEncoding) err
 
 // BtcEncode appends the element.
 func (m *MsgFilterAdd) BtcEncode(dst []byte, pver uint32, enc MessageEncoding) ([]byte, error) {
-	if len(m.Data) > MaxFilterAddDataSize {
-		return dst, limitError("filteradd element size (MAX_SCRIPT_ELEMENT_SIZE)", uint64(len(m.Data)), MaxFilterAddDataSize)
-	}
 	return AppendVarBytes(dst, m.Data), nil
 }
 
-// MaxPayloadLength is the size with the largest element.
-func (m *MsgFilterAdd) MaxPayloadLength(pver uint32) uint32 {
-	return uint32(VarIntSerializeSize(MaxFilterAddDataSize) + MaxFilterAddDataSize)
-}
+// MaxPayloadLength is the message size limit (see WithinSizeLimit).
+func (m *MsgFilterAdd) MaxPayloadLength(pver uint32) uint32 { return MaxProtocolMessageLength }
+
+// WithinSizeLimit reports whether the element is at most
+// MaxFilterAddDataSize (MAX_SCRIPT_ELEMENT_SIZE) bytes.
+func (m *MsgFilterAdd) WithinSizeLimit() bool { return len(m.Data) <= MaxFilterAddDataSize }
 
 // MsgMerkleBlock is a block header with a partial merkle tree proving the
 // transactions that matched a bloom filter (BIP37).

@@ -256,6 +256,7 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 		{"minrelaytxfee", &cfg.MinRelayTxFee},
 		{"incrementalrelayfee", &cfg.IncrementalRelayFee},
 		{"dustrelayfee", &cfg.DustRelayFee},
+		{"blockmintxfee", &cfg.BlockMinTxFee},
 	} {
 		if !a.isSet(f.name) {
 			continue
@@ -282,6 +283,12 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 			return nil, errors.New("acceptnonstdtxn is not currently supported for main chain")
 		}
 		cfg.RelayNonStd = true
+	}
+	if a.isSet("blockmaxweight") {
+		cfg.BlockMaxWeight = a.getInt("blockmaxweight", cfg.BlockMaxWeight)
+	}
+	if a.isSet("blockreservedweight") {
+		cfg.BlockReservedWeight = a.getInt("blockreservedweight", cfg.BlockReservedWeight)
 	}
 	for _, l := range []struct {
 		name string
@@ -419,6 +426,7 @@ func applyConnection(a *args, cfg *node.Config) error {
 	if v := a.getString("onion", ""); v != "" && !a.isNegated("onion") && v != "0" {
 		cfg.OnionProxy = v
 	}
+	cfg.PeerBloomFilters = a.getBool("peerbloomfilters", false)
 	cfg.BlocksOnly = a.getBool("blocksonly", false)
 	if cfg.BlocksOnly && !a.isSet("maxmempool") {
 		cfg.MaxMempool = 5

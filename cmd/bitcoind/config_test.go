@@ -114,10 +114,10 @@ func TestUnsupportedOptions(t *testing.T) {
 		}
 	}
 	for argv, want := range map[string]string{
-		"-natpmp=1":         "Invalid parameter -natpmp=1: not supported by this node",
-		"-asmap=x":          "Invalid parameter -asmap=x: not supported by this node",
-		"-onlynet=ipv4":     "Invalid parameter -onlynet=ipv4: not supported by this node",
-		"-peerbloomfilters": "Invalid parameter -peerbloomfilters: not supported by this node",
+		"-natpmp=1":     "Invalid parameter -natpmp=1: not supported by this node",
+		"-asmap=x":      "Invalid parameter -asmap=x: not supported by this node",
+		"-onlynet=ipv4": "Invalid parameter -onlynet=ipv4: not supported by this node",
+		"-blocksxor=1":  "Invalid parameter -blocksxor=1: not supported by this node",
 	} {
 		_, err := build(t, "", "-regtest", argv)
 		if err == nil || err.Error() != want {

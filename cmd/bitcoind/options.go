@@ -128,7 +128,7 @@ var options = []option{
 	{name: "i2pacceptincoming", help: "Whether to accept inbound I2P connections (not supported)", group: gHidden, disp: unsupported, off: "1"},
 	{name: "onlynet", arg: "<net>", help: "Make automatic outbound connections only to network <net> (not supported)", group: gHidden, disp: unsupported},
 	{name: "v2transport", help: "Support v2 transport (accepted; this node speaks the v1 transport only)", group: gConnection, disp: output},
-	{name: "peerbloomfilters", help: "Support filtering of blocks and transaction with bloom filters (only 0 is supported)", group: gHidden, disp: unsupported, off: "0"},
+	{name: "peerbloomfilters", help: "Support filtering of blocks and transaction with bloom filters (default: 0)", group: gConnection},
 	{name: "peerblockfilters", help: "Serve compact block filters to peers per BIP 157 (default: 0)", group: gConnection},
 	{name: "txreconciliation", help: "Enable transaction reconciliations per BIP 330 (only 0 is supported)", group: gHidden, flags: debugOnly, disp: unsupported, off: "0"},
 	{name: "port", arg: "<port>", help: "Listen for connections on <port> (default: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444)", group: gConnection, flags: networkOnly},
@@ -254,9 +254,9 @@ var options = []option{
 	{name: "whitelistrelay", help: "Add 'relay' permission to whitelisted peers with default permissions. (default: 1)", group: gRelay},
 
 	// Block creation.
-	{name: "blockmaxweight", arg: "<n>", help: "Set maximum BIP141 block weight (not supported)", group: gHidden, disp: unsupported},
-	{name: "blockreservedweight", arg: "<n>", help: "Reserve space for the block header and coinbase (not supported)", group: gHidden, disp: unsupported},
-	{name: "blockmintxfee", arg: "<amt>", help: "Set lowest fee rate for transactions to be included in block creation (not supported)", group: gHidden, disp: unsupported},
+	{name: "blockmaxweight", arg: "<n>", help: "Set maximum BIP141 block weight (default: 4000000)", group: gBlock},
+	{name: "blockreservedweight", arg: "<n>", help: "Reserve space for the fixed-size block header plus the largest coinbase transaction the mining software may add to the block. (default: 8000).", group: gBlock},
+	{name: "blockmintxfee", arg: "<amt>", help: "Set lowest fee rate (in BTC/kvB) for transactions to be included in block creation. (default: 0.00000001)", group: gBlock},
 	{name: "blockversion", arg: "<n>", help: "Override block version to test forking scenarios (not supported)", group: gHidden, flags: debugOnly, disp: unsupported},
 
 	// RPC.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/internal/clock"
-	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
 )
@@ -30,7 +29,7 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 		return nil, rpc.NewError(rpc.ErrClientInInitialDownload, "Bitcoin is in initial sync and waiting for blocks...")
 	}
 	tip := s.chain.BestSnapshot()
-	t := s.pool.SelectTransactions(mempool.TemplateOptions{})
+	t := s.pool.SelectTransactions(s.templateOptions())
 	now := max(clock.Unix(), tip.MedianTime+1)
 	bits := s.chain.CalcNextRequiredBits(now)
 	index := make(map[wire.Hash]int64, len(t.Txs))

@@ -14,6 +14,7 @@ import (
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/btcnode/btcd/chaincfg"
+	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcnode/btcd/zmq"
@@ -152,6 +153,7 @@ type P2POptions struct {
 	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	BlocksOnly          bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
+	PeerBloomFilters    bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`
 	NoConnect           bool          `long:"noconnect" description:"Make no automatic outbound connections (only --addpeer, --connect and the addnode RPC)"`
 	WhiteBinds          []string      `long:"whitebind" description:"Listen on [permissions@]address and grant the permissions to peers connecting there (permissions as --whitelist; default noban,mempool,relay,download); may be repeated"`
 	PeerTimeout         int64         `long:"peertimeout" description:"Seconds a new connection may stay silent, or a peer may leave a ping unanswered, before it is dropped"`
@@ -214,6 +216,9 @@ type MempoolOptions struct {
 	LimitAncestorSizeKvB   int     `long:"limitancestorsize" description:"Refuse a transaction whose size with its in-mempool ancestors exceeds this many kvB"`
 	LimitDescendantCount   int     `long:"limitdescendantcount" description:"Refuse a transaction that gives an in-mempool ancestor this many or more descendants"`
 	LimitDescendantSizeKvB int     `long:"limitdescendantsize" description:"Refuse a transaction that gives an in-mempool ancestor more than this many kvB of descendants"`
+	BlockMaxWeight         int64   `long:"blockmaxweight" description:"Maximum BIP141 weight of blocks this node assembles (getblocktemplate, generate*)"`
+	BlockReservedWeight    int64   `long:"blockreservedweight" description:"Weight kept free in assembled blocks for the header and coinbase (at least 2000)"`
+	BlockMinTxFee          float64 `long:"blockmintxfee" description:"Lowest fee rate in BTC/kvB of transactions included in assembled blocks"`
 }
 
 // NotifyOptions are the optional indexes, notification publishers and
@@ -257,6 +262,7 @@ type Config struct {
 	whitelist              []peer.WhitelistEntry // --whitelist parsed
 	whiteBinds             []peer.WhiteBind      // --whitebind parsed
 	minRelayTxFeeSat       int64                 // MinRelayTxFee in satoshi per kvB
+	blockMinTxFeeSat       int64                 // BlockMinTxFee in satoshi per kvB
 	assumeValid            wire.Hash             // meaningful iff assumeValidMode == assumeValidHash
 	assumeValidMode        assumeValidMode
 	scriptThreads          int    // --par resolved against the CPU count
@@ -331,6 +337,9 @@ func DefaultConfig() Config {
 	cfg.MempoolExpiry = defaultMempoolExpiryHrs
 	cfg.DataCarrierSize = defaultDataCarrierSize
 	cfg.IncrementalRelayFee = defaultIncrementalRelayFee
+	cfg.BlockMaxWeight = mempool.DefaultBlockMaxWeight
+	cfg.BlockReservedWeight = mempool.DefaultBlockReservedWeight
+	cfg.BlockMinTxFee = float64(mempool.DefaultBlockMinTxFee) / 1e8
 	cfg.DustRelayFee = 0.00003
 	cfg.BytesPerSigOp = 20
 	cfg.LimitAncestorCount = 25

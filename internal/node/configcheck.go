@@ -261,7 +261,12 @@ func (cfg *Config) validateChain() error {
 	return nil
 }
 
-// validateMempool checks the mempool and relay policy options.
+// minBlockReservedWeight is the least weight the block assembler may keep
+// for the header and coinbase (Core's MINIMUM_BLOCK_RESERVED_WEIGHT).
+const minBlockReservedWeight = 2000
+
+// validateMempool checks the mempool, relay policy and block assembly
+// options.
 func (cfg *Config) validateMempool() error {
 	fee := cfg.MinRelayTxFee
 	if math.IsNaN(fee) || math.IsInf(fee, 0) || fee < 0 || fee > 21e6 {
@@ -275,11 +280,22 @@ func (cfg *Config) validateMempool() error {
 	}{
 		{"--incrementalrelayfee", cfg.IncrementalRelayFee, &cfg.incrementalRelayFeeSat},
 		{"--dustrelayfee", cfg.DustRelayFee, &cfg.dustRelayFeeSat},
+		{"--blockmintxfee", cfg.BlockMinTxFee, &cfg.blockMinTxFeeSat},
 	} {
 		if math.IsNaN(f.btc) || math.IsInf(f.btc, 0) || f.btc < 0 || f.btc > 21e6 {
 			return invalidf("%s: %v is not a fee rate in BTC/kvB", f.opt, f.btc)
 		}
 		*f.sat = int64(math.Round(f.btc * 1e8))
+	}
+	// Core's init checks of the block assembler's limits.
+	if cfg.BlockMaxWeight > wire.MaxBlockWeight || cfg.BlockMaxWeight < 0 {
+		return invalidf("--blockmaxweight: Specified -blockmaxweight (%d) exceeds consensus maximum block weight (%d)", cfg.BlockMaxWeight, wire.MaxBlockWeight)
+	}
+	if cfg.BlockReservedWeight > wire.MaxBlockWeight {
+		return invalidf("--blockreservedweight: Specified -blockreservedweight (%d) exceeds consensus maximum block weight (%d)", cfg.BlockReservedWeight, wire.MaxBlockWeight)
+	}
+	if cfg.BlockReservedWeight < minBlockReservedWeight {
+		return invalidf("--blockreservedweight: Specified -blockreservedweight (%d) is lower than minimum safety value of (%d)", cfg.BlockReservedWeight, minBlockReservedWeight)
 	}
 	if cfg.BytesPerSigOp < 0 {
 		return invalidf("--bytespersigop: must not be negative, got %d", cfg.BytesPerSigOp)

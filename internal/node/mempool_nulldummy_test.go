@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/btcsuite/btcd/btcec/v2"
 
 	"github.com/btcnode/btcd/txscript"
+	"github.com/btcnode/btcd/wire"
 )
 
 // TestMempoolNullDummyIsMandatory: a P2SH multisig spend with a non-zero
@@ -63,7 +65,21 @@ func TestMempoolNullDummyIsMandatory(t *testing.T) {
 	raw[at] = txscript.OP_1
 	_, rerr := n.rpcCall(t, "sendrawtransaction", hex.EncodeToString(raw), 0)
 	const want = "mandatory-script-verify-flag-failed (Dummy CHECKMULTISIG argument must be zero)"
-	if rerr == nil || rerr.Code != -26 || rerr.Message != want {
-		t.Fatalf("got %+v, want -26 %q", rerr, want)
+	var bad wire.MsgTx
+	if _, err := bad.Decode(raw); err != nil {
+		t.Fatal(err)
+	}
+	// As Core's ValidationState: the reason, then which input failed.
+	details := fmt.Sprintf("%s, input 0 of %v (wtxid %v), spending %s:0", want, bad.TxHash(), bad.WitnessHash(), txid)
+	if rerr == nil || rerr.Code != -26 || rerr.Message != details {
+		t.Fatalf("got %+v, want -26 %q", rerr, details)
+	}
+	var tma []struct {
+		Reason  string `json:"reject-reason"`
+		Details string `json:"reject-details"`
+	}
+	json.Unmarshal(call("testmempoolaccept", []string{hex.EncodeToString(raw)}, 0), &tma)
+	if len(tma) != 1 || tma[0].Reason != want || tma[0].Details != details {
+		t.Fatalf("testmempoolaccept %+v, want %q / %q", tma, want, details)
 	}
 }

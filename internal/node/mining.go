@@ -94,6 +94,21 @@ func (s *server) submitMined(blk *wire.MsgBlock) error {
 	return nil
 }
 
+// templateOptions are the block assembler's limits from the options
+// (-blockmaxweight, -blockreservedweight, -blockmintxfee).
+func (s *server) templateOptions() mempool.TemplateOptions {
+	minRate := mempool.FeeRate(s.cfg.blockMinTxFeeSat)
+	if minRate == 0 {
+		minRate = -1 // zero means the default to the pool; -blockmintxfee=0 includes all
+	}
+	return mempool.TemplateOptions{
+		// Core clamps the maximum to the reserved weight from below.
+		MaxWeight:      max(s.cfg.BlockMaxWeight, s.cfg.BlockReservedWeight),
+		ReservedWeight: s.cfg.BlockReservedWeight,
+		MinFeeRate:     minRate,
+	}
+}
+
 // buildBlock assembles a block template on the tip: the coinbase (BIP34
 // height, subsidy plus fees, witness commitment) and either txs or the
 // mempool's selection.
@@ -107,7 +122,7 @@ func (s *server) buildBlock(script []byte, txs []*wire.MsgTx) (*wire.MsgBlock, e
 	segwit := height >= s.cfg.params.SegwitHeight
 	var fees int64
 	if txs == nil {
-		t := s.pool.SelectTransactions(mempool.TemplateOptions{})
+		t := s.pool.SelectTransactions(s.templateOptions())
 		skipped := map[wire.Hash]bool{}
 	nextTx:
 		for i, tx := range t.Txs {

@@ -319,6 +319,7 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 				MempoolMinFee:       rpc.FormatBTC(int64(in.MempoolMinFee)),
 				MinRelayTxFee:       rpc.FormatBTC(int64(in.MinRelayTxFee)),
 				IncrementalRelayFee: rpc.FormatBTC(int64(in.IncrementalRelayFee)),
+				UnbroadcastCount:    int64(in.Unbroadcast),
 				FullRBF:             in.FullRBF,
 			}, nil
 		},
@@ -359,27 +360,14 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 			}
 			return entryIDs(es), nil
 		},
-		Send: func(tx *wire.MsgTx, maxFeeRate int64) (wire.Hash, error) {
-			txid := tx.TxHash()
-			if p.Has(txid) {
-				return txid, nil
-			}
-			if _, ok, _ := s.chain.FetchUtxo(wire.OutPoint{Hash: txid, Index: 0}); ok {
-				return wire.Hash{}, rpc.NewError(rpc.ErrVerifyExists, "Transaction outputs already in utxo set")
-			}
-			_, err := p.AcceptTransaction(tx, mempool.AcceptOptions{MaxFeeRate: mempool.FeeRate(maxFeeRate)})
-			if err != nil {
-				return wire.Hash{}, mempoolRPCError(err)
-			}
-			return txid, nil
-		},
-		TestAccept:     s.testAccept,     // rpcadapter_mempool.go
-		SubmitPackage:  s.submitPackage,  // rpcadapter_mempool.go
-		Prioritise:     s.prioritise,     // rpcadapter_mempool.go
-		Prioritised:    s.prioritised,    // rpcadapter_mempool.go
-		Orphans:        s.orphans,        // rpcadapter_mempool.go
-		EstimateRawFee: s.estimateRawFee, // rpcadapter_fees.go
-		Transactions:   s.mempoolTxs,     // rpcadapter_scanblocks.go
+		Send:           s.sendRawTransaction, // rpcadapter_mempool.go
+		TestAccept:     s.testAccept,         // rpcadapter_mempool.go
+		SubmitPackage:  s.submitPackage,      // rpcadapter_mempool.go
+		Prioritise:     s.prioritise,         // rpcadapter_mempool.go
+		Prioritised:    s.prioritised,        // rpcadapter_mempool.go
+		Orphans:        s.orphans,            // rpcadapter_mempool.go
+		EstimateRawFee: s.estimateRawFee,     // rpcadapter_fees.go
+		Transactions:   s.mempoolTxs,         // rpcadapter_scanblocks.go
 		EstimateSmartFee: func(target int64, mode string) (*rpc.EstimateSmartFeeResult, error) {
 			rate, blocks := p.EstimateSmartFee(int(target), mode == "conservative")
 			if rate <= 0 {
@@ -439,6 +427,7 @@ func (s *server) mempoolEntry(e *mempool.Entry) *rpc.MempoolEntry {
 		Depends:           hs(parents),
 		SpentBy:           hs(children),
 		BIP125Replaceable: s.signalsRBF(e),
+		Unbroadcast:       s.pool.IsUnbroadcast(e.TxID),
 	}
 }
 
@@ -605,6 +594,9 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			TransportProtocolType: "v1",
 		}
 		pi.Network = peerNetwork(p)
+		if s.sync != nil {
+			pi.BIP152HBTo, pi.BIP152HBFrom = s.sync.PeerCompactState(p.Peer)
+		}
 		if st.LastPingRTT > 0 {
 			f := rpc.Float(st.LastPingRTT.Seconds())
 			pi.PingTime = &f

@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+	"time"
 
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/rpc"
@@ -12,6 +13,50 @@ import (
 // ("rolling minimum fee bumped"); it gets the MEMP logger here, with the
 // RPC adapter that first needed it, as useLoggers does for the packages
 // listed in log.go.
+
+// sendRawTransaction answers sendrawtransaction as Core's
+// BroadcastTransaction: a transaction whose outputs are already unspent
+// in the chain is refused; one whose txid is already in the pool is not
+// evaluated again, but the pool's version (whatever its witness) is
+// announced again to peers that lack it; a new one enters the pool as
+// unbroadcast, so it is announced until some peer asks for it.
+func (s *server) sendRawTransaction(tx *wire.MsgTx, maxFeeRate int64) (wire.Hash, error) {
+	txid := tx.TxHash()
+	for i := range tx.TxOut {
+		if _, ok, _ := s.chain.FetchUtxo(wire.OutPoint{Hash: txid, Index: uint32(i)}); ok {
+			return wire.Hash{}, rpc.NewError(rpc.ErrVerifyExists, "Transaction outputs already in utxo set")
+		}
+	}
+	if e, ok := s.pool.Get(txid); ok {
+		if s.sync != nil {
+			s.sync.RelayTransaction(e)
+		}
+		return txid, nil
+	}
+	_, err := s.pool.AcceptTransaction(tx, mempool.AcceptOptions{MaxFeeRate: mempool.FeeRate(maxFeeRate), Unbroadcast: true})
+	if err != nil {
+		return wire.Hash{}, mempoolRPCError(err)
+	}
+	return txid, nil
+}
+
+// Core re-announces unbroadcast transactions every 10 to 15 minutes,
+// the first time that long after start-up.
+const (
+	reattemptBroadcastEvery  = 10 * time.Minute
+	reattemptBroadcastJitter = 5 * time.Minute
+)
+
+// reattemptBroadcast announces the unbroadcast transactions again to every
+// peer that has not seen them (Core's ReattemptInitialBroadcast).
+func (s *server) reattemptBroadcast() {
+	if s.sync == nil {
+		return
+	}
+	for _, e := range s.pool.Unbroadcast() {
+		s.sync.RelayTransaction(e)
+	}
+}
 
 // testAccept answers testmempoolaccept. One transaction is checked alone,
 // as before packages; several are evaluated together (Core's

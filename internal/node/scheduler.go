@@ -1,6 +1,7 @@
 package node
 
 import (
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -20,8 +21,19 @@ type scheduler struct {
 type schedTask struct {
 	name  string
 	every time.Duration
-	next  time.Time // on the scheduler's clock
-	fn    func()
+	// jitter, when positive, adds a random delay below it to each
+	// interval, so the chore's timing does not identify the node.
+	jitter time.Duration
+	next   time.Time // on the scheduler's clock
+	fn     func()
+}
+
+// interval returns the delay until the task's next run.
+func (t *schedTask) interval() time.Duration {
+	if t.jitter <= 0 {
+		return t.every
+	}
+	return t.every + rand.N(t.jitter)
 }
 
 // schedulerTick is how often the scheduler looks for due chores.
@@ -41,9 +53,18 @@ func (sc *scheduler) now() time.Time {
 
 // every schedules fn to run every d, first d from now.
 func (sc *scheduler) every(name string, d time.Duration, fn func()) {
+	sc.everyJittered(name, d, 0, fn)
+}
+
+// everyJittered schedules fn to run after d plus a random delay below
+// jitter, again and again (Core's chores that reschedule themselves at a
+// random time).
+func (sc *scheduler) everyJittered(name string, d, jitter time.Duration, fn func()) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	sc.tasks = append(sc.tasks, &schedTask{name: name, every: d, next: time.Now().Add(sc.offset + d), fn: fn})
+	t := &schedTask{name: name, every: d, jitter: jitter, fn: fn}
+	t.next = time.Now().Add(sc.offset + t.interval())
+	sc.tasks = append(sc.tasks, t)
 }
 
 // mockForward moves the scheduler's clock forward by d and runs what has
@@ -64,7 +85,7 @@ func (sc *scheduler) runDue() {
 	for _, t := range sc.tasks {
 		if !t.next.After(now) {
 			due = append(due, t)
-			t.next = now.Add(t.every)
+			t.next = now.Add(t.interval())
 		}
 	}
 	sc.mu.Unlock()

@@ -27,3 +27,26 @@ func TestSchedulerMockForward(t *testing.T) {
 		t.Fatalf("after 120m: hourly %d, want 2", hourly)
 	}
 }
+
+func TestSchedulerJitter(t *testing.T) {
+	sc := newScheduler()
+	runs := 0
+	sc.everyJittered("jittered", 10*time.Minute, 5*time.Minute, func() { runs++ })
+	sc.mockForward(10*time.Minute - time.Second)
+	if runs != 0 {
+		t.Fatalf("ran before its base interval")
+	}
+	sc.mockForward(5*time.Minute + time.Second)
+	if runs != 1 {
+		t.Fatalf("not run within interval plus jitter: %d runs", runs)
+	}
+	// The next run is again between 10 and 15 minutes away.
+	sc.mockForward(10*time.Minute - time.Second)
+	if runs != 1 {
+		t.Fatalf("rescheduled too early")
+	}
+	sc.mockForward(5*time.Minute + time.Second)
+	if runs != 2 {
+		t.Fatalf("second run missing: %d runs", runs)
+	}
+}

@@ -183,6 +183,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 			h, _, _ := s.chain.HeaderByHash(&best)
 			return s.upload.refuseBlock(blockTime, int64(h.Timestamp))
 		}
+		syncCfg.UploadTargetReached = func() bool { return s.upload.reached(false) }
 	}
 	if s.metrics != nil {
 		syncCfg.OnBlockProcessed = s.metrics.BlockValidated
@@ -348,6 +349,7 @@ func (s *server) newMempool() {
 			s.pool.BlockDisconnected(n.Block)
 
 		case blockchain.NTTipChanged:
+			s.pool.ChainUpdated()
 			if s.sync != nil {
 				s.sync.ClearRejected()
 			}
@@ -381,10 +383,17 @@ func (s *server) verifyScripts(tx *wire.MsgTx, coins []mempool.Coin, standard bo
 	hashes := txscript.NewTxSigHashes(tx, prevs)
 	for i := range tx.TxIn {
 		if err := txscript.VerifyInput(tx, i, &prevs[i], flags, s.sigCache, hashes); err != nil {
-			return err
+			return &mempool.InputError{Input: i, Err: err}
 		}
 	}
 	return nil
+}
+
+// feeFilter is the BIP133 value announced to peers, as Core: the pool's
+// minimum fee, but never below the minimum relay fee (an empty pool's
+// minimum of zero would invite transactions we refuse anyway).
+func (s *server) feeFilter() int64 {
+	return max(int64(s.pool.MinFee()), s.cfg.minRelayTxFeeSat)
 }
 
 // newPeerLayer creates the ban and address managers, the peer template
@@ -421,12 +430,16 @@ func (s *server) newPeerLayer() error {
 		RequiredServices: wire.SFNodeNetwork | wire.SFNodeWitness,
 		NearTip:          s.nearTip,
 		SendHeaders:      true,
-		FeeFilter:        func() int64 { return int64(s.pool.MinFee()) },
+		FeeFilter:        s.feeFilter,
+		InitialDownload:  func() bool { return !s.chain.IsCurrent() },
 		Bans:             s.bans,
 		BanThreshold:     cfg.BanThreshold,
 		Nonces:           peer.NewNonceSet(),
 		HandshakeTimeout: time.Duration(cfg.PeerTimeout) * time.Second,
 		Log:              peerLog,
+	}
+	if cfg.PeerBloomFilters {
+		s.peerCfg.Services |= wire.SFNodeBloom // BIP111
 	}
 	s.sync.SetListeners(&s.peerCfg.Listeners)
 	if prev := s.peerCfg.Listeners.OnWrite; cfg.maxUploadBytes > 0 {
@@ -790,6 +803,7 @@ func (s *server) maintenance() {
 		s.pool.ExpireOrphans()
 	})
 	s.sched.every("fee estimates", feeFlushInterval, s.saveFeeEstimates)
+	s.sched.everyJittered("unbroadcast", reattemptBroadcastEvery, reattemptBroadcastJitter, s.reattemptBroadcast)
 	s.sched.run(s.quit)
 }
 

@@ -68,6 +68,10 @@ type cmpctState struct {
 	// lastBlock is the block of the most recent NTBlockConnected event,
 	// so relaying a new tip needs no disk read.
 	lastBlock *wire.MsgBlock
+	// lastTxs indexes lastTxsOf's transactions by txid and wtxid, for
+	// getdata (txserve.go); built on first use.
+	lastTxs   map[wire.Hash]*wire.MsgTx
+	lastTxsOf *wire.MsgBlock
 }
 
 // cmpctNonce returns a random nonce keying a compact block's short ids.

@@ -186,9 +186,7 @@ func (m *Manager) handleCmpct(p *peer.Peer, hdr wire.BlockHeader, pb *partialBlo
 		return
 	}
 	p.UpdateLastBlockHeight(height)
-	if height > ps.bestHeight {
-		ps.bestHeight, ps.bestHash = height, hash
-	}
+	ps.noteBest(hash, height)
 	ps.addKnown(hash)
 	if m.chain.HaveBlock(&hash) {
 		return

@@ -246,9 +246,7 @@ func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 	lastHash, lastHeight, err := m.chain.ProcessHeaders(headers)
 	if lastHeight >= 0 {
 		ps.p.UpdateLastBlockHeight(lastHeight)
-		if lastHeight > ps.bestHeight {
-			ps.bestHeight, ps.bestHash = lastHeight, lastHash
-		}
+		ps.noteBest(lastHash, lastHeight)
 		ps.addKnown(lastHash)
 	}
 	if err != nil {
@@ -339,6 +337,14 @@ func (m *Manager) directFetch(ps *peerState, last wire.Hash, lastHeight int32) {
 	}
 }
 
+// noteBest records that the peer has the block hash at height.
+func (ps *peerState) noteBest(hash wire.Hash, height int32) {
+	ps.bestHeight = max(ps.bestHeight, height)
+	if ps.bestHash == (wire.Hash{}) || height > ps.bestHashHeight {
+		ps.bestHash, ps.bestHashHeight = hash, height
+	}
+}
+
 func (m *Manager) handleBlockInv(ps *peerState, inv []wire.InvVect) {
 	var unknown *wire.Hash
 	for i := range inv {
@@ -346,9 +352,7 @@ func (m *Manager) handleBlockInv(ps *peerState, inv []wire.InvVect) {
 		ps.addKnown(h)
 		if _, height, ok := m.chain.HeaderByHash(&h); ok {
 			ps.p.UpdateLastBlockHeight(height)
-			if height > ps.bestHeight {
-				ps.bestHeight, ps.bestHash = height, h
-			}
+			ps.noteBest(h, height)
 			continue
 		}
 		unknown = &inv[i].Hash
@@ -493,6 +497,13 @@ func (m *Manager) fill() {
 		for _, ps := range m.peers {
 			peerBest := max(ps.bestHeight, ps.p.LastBlock())
 			if !m.canFetch(ps) || len(ps.inflight) >= m.cfg.MaxInFlight || peerBest < height {
+				continue
+			}
+			if ps.bestHash != (wire.Hash{}) && !m.chain.IsAncestor(&h, &ps.bestHash) {
+				// As Core, a block is asked only of a peer whose best
+				// known block descends from it: a peer on another
+				// branch of the same height does not have it and would
+				// stall the download.
 				continue
 			}
 			if limitedPeer(ps) && peerBest-height >= limitedFetchDepth {

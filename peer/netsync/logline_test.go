@@ -49,8 +49,8 @@ func withLog(out *syncLog, mod func(*Config)) func(*Config) {
 func TestRejectedTxLogLine(t *testing.T) {
 	out := &syncLog{}
 	n := newNode(t, withLog(out, func(c *Config) { c.Mempool = newTestPool(c.Chain) }))
-	buildChain(t, n.chain, 3)
-	fake, in := linkFakeWith(t, n, fakeConfig(n, 3), nil)
+	makeCurrent(t, n, buildChain(t, n.chain, 3))
+	fake, in := linkFakeWith(t, n, fakeConfig(n, 4), nil)
 	tx := &wire.MsgTx{Version: 2, TxIn: []wire.TxIn{{PreviousOutPoint: wire.OutPoint{Hash: wire.Hash{7}}}}}
 	fake.QueueMessage(tx, nil)
 	want := fmt.Sprintf("%v (wtxid=%v) from peer=%d was not accepted: bad-txns-vout-empty", tx.TxHash(), tx.WitnessHash(), in.ID())

@@ -17,10 +17,10 @@ import (
 // Download policy defaults (Core's BLOCK_DOWNLOAD_WINDOW,
 // MAX_BLOCKS_IN_TRANSIT_PER_PEER and BLOCK_STALLING_TIMEOUT).
 const (
-	DefaultWindow           = 1024
-	DefaultMaxInFlight      = 16
-	DefaultStallTimeout     = 2 * time.Second
-	DefaultRequestTimeout   = 60 * time.Second
+	DefaultWindow         = 1024
+	DefaultMaxInFlight    = 16
+	DefaultStallTimeout   = 2 * time.Second
+	DefaultRequestTimeout = 60 * time.Second
 	// DefaultHeadersTimeout is the base of the time a headers-sync peer
 	// gets to bring our best header close to now (Core's
 	// HEADERS_DOWNLOAD_TIMEOUT_BASE); headersTimeoutPerHeader is added
@@ -29,9 +29,9 @@ const (
 	DefaultProgressInterval = 10 * time.Second
 
 	// Misbehaviour scores the manager applies.
-	PenaltyInvalid     = 100 // invalid header or block: ban at once
-	PenaltyBadTx       = 100 // transaction breaking consensus rules
-	PenaltyNonConnect  = 20  // every tenth headers message that does not connect
+	PenaltyInvalid    = 100 // invalid header or block: ban at once
+	PenaltyBadTx      = 100 // transaction breaking consensus rules
+	PenaltyNonConnect = 20  // every tenth headers message that does not connect
 
 	// maxRejected bounds the set of recently rejected transactions.
 	maxRejected = 50000
@@ -82,6 +82,11 @@ type Config struct {
 	// limit reached); the requesting peer, unless it has the download
 	// permission, is then disconnected, as in Core.
 	RefuseHistoricalBlock func(blockTime int64) bool
+	// UploadTargetReached, when set, reports that --maxuploadtarget's
+	// daily budget is spent; mempool requests are then refused (the peer
+	// disconnected) unless the peer has the mempool permission, as in
+	// Core.
+	UploadTargetReached func() bool
 	// OnTxRejected, when set, is told why the mempool refused a relayed
 	// transaction (metrics).
 	OnTxRejected func(err error)
@@ -160,8 +165,14 @@ type peerState struct {
 	// header to within a day of now (zero: not the sync peer, or
 	// caught up).
 	headersDeadline time.Time
+	// bestHeight is the highest block the peer is known to have (its
+	// version message's height at first); bestHash is the highest block
+	// it announced or sent a header of, at bestHashHeight (Core's
+	// pindexBestKnownBlock): blocks are asked of it only on that
+	// block's branch.
 	bestHeight     int32
 	bestHash       wire.Hash
+	bestHashHeight int32
 	syncCand       bool
 	// unconnecting counts headers messages in a row that did not connect.
 	unconnecting int
@@ -327,6 +338,11 @@ func (m *Manager) SetListeners(l *peer.MessageListeners) {
 	l.OnGetBlockTxn = m.onGetBlockTxn
 	l.OnBlockTxn = m.onBlockTxn
 	m.setFilterListeners(l)
+	if m.pool != nil {
+		// Peers serve mempool transactions only from before their last
+		// announcement trickle (txserve.go).
+		l.TxInvSequence = m.pool.Sequence
+	}
 }
 
 func (m *Manager) onHeaders(p *peer.Peer, msg *wire.MsgHeaders) {
@@ -449,13 +465,16 @@ func (m *Manager) announceTip(hash wire.Hash) {
 }
 
 // RelayTransaction announces a transaction accepted into the mempool to
-// every peer whose fee filter it passes (the mempool's OnAccept hook).
+// every peer whose fee filter and bloom filter (BIP37) it passes (the
+// mempool's OnAccept hook).
 func (m *Manager) RelayTransaction(e *mempool.Entry) {
 	fee := int64(e.FeeRate())
 	m.peersMu.RLock()
 	defer m.peersMu.RUnlock()
 	for p := range m.peers {
-		p.QueueTxInventory(e.TxID, e.WTxID, fee)
+		if p.RelayTx() && p.FeeFilter() <= fee && p.RelevantTx(e.Tx) {
+			p.QueueTxInventory(e.TxID, e.WTxID, fee)
+		}
 	}
 }
 

@@ -318,3 +318,61 @@ func TestParallelDownload(t *testing.T) {
 		t.Fatalf("blocks served: %d and %d; want both peers used", served[0].Load(), served[1].Load())
 	}
 }
+
+// makeCurrent extends the chain by one block stamped now, so the chain
+// (and the manager, told through its tip notification) leaves initial
+// block download.
+func makeCurrent(t *testing.T, n *node, b *chaintest.Builder) {
+	t.Helper()
+	e := b.NextBlock(nil, nil, &chaintest.BlockOpts{CoinbaseKind: chaintest.OpTrue, Time: uint32(time.Now().Unix())})
+	if _, err := n.chain.ProcessBlock(e.Block); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !n.m.IsCurrent() {
+		if time.Now().After(deadline) {
+			t.Fatal("manager did not become current")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestNoRequestsOffPeerBranch: a peer whose best block is on another
+// branch is not asked for the blocks of the branch being downloaded,
+// even at heights it has reached (it does not have them and would stall
+// the download until it is disconnected).
+func TestNoRequestsOffPeerBranch(t *testing.T) {
+	a1, a2, b := newNode(t, nil), newNode(t, nil), newNode(t, nil)
+	build1 := buildChain(t, a1.chain, 10)
+	build2 := buildChain(t, a2.chain, 10)
+	buildChain(t, b.chain, 10) // the builder is deterministic: same prefix
+	extend := func(n *node, bld *chaintest.Builder, count int, step uint32) {
+		for i := 0; i < count; i++ {
+			e := bld.NextBlock(nil, nil, &chaintest.BlockOpts{CoinbaseKind: chaintest.OpTrue, Time: bld.Tip.Block.Header.Timestamp + step})
+			if _, err := n.chain.ProcessBlock(e.Block); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	extend(a1, build1, 5, 1)
+	extend(a2, build2, 7, 2) // other timestamps: another branch, longer
+	var wrong atomic.Int64
+	a1.pcfg.Listeners.OnGetData = func(p *peer.Peer, msg *wire.MsgGetData) {
+		for _, iv := range msg.InvList {
+			if !a1.chain.HaveBlock(&iv.Hash) {
+				wrong.Add(1)
+			}
+		}
+		a1.m.onGetData(p, msg)
+	}
+	out1, _ := connect(t, b, a1)
+	waitTip(t, 10*time.Second, a1.chain, b.chain)
+	connect(t, b, a2)
+	waitTip(t, 10*time.Second, a2.chain, b.chain)
+	if n := wrong.Load(); n != 0 {
+		t.Fatalf("%d blocks of the other branch requested from a peer without them", n)
+	}
+	if !out1.Connected() {
+		t.Fatal("peer on the other branch was disconnected")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/btcnode/btcd/blockfilter"
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
@@ -113,6 +112,12 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	if m.pool == nil {
 		return
 	}
+	if !m.IsCurrent() {
+		// As Core: unsolicited transactions are dropped unprocessed
+		// during initial download (no punishment; we could not
+		// validate them).
+		return
+	}
 	txid := tx.TxHash()
 	wtxid := tx.WitnessHash()
 	p.AddKnownInventory(txid)
@@ -164,12 +169,20 @@ func (m *Manager) onGetHeaders(p *peer.Peer, msg *wire.MsgGetHeaders) {
 	var headers []wire.BlockHeader
 	if len(msg.BlockLocatorHashes) == 0 {
 		// Core answers a request without locator with just the stop
-		// header, when it is on the main chain.
-		if stop != nil && m.blockRequestAllowed(stop) {
-			if h, _, ok := m.chain.HeaderByHash(stop); ok {
-				headers = []wire.BlockHeader{h}
-			}
+		// header, and nothing at all (not even an empty headers) when
+		// it does not know the block or the block is an old fork.
+		if stop == nil {
+			return
 		}
+		h, _, ok := m.chain.HeaderByHash(stop)
+		if !ok {
+			return
+		}
+		if !m.blockRequestAllowed(stop) {
+			m.log.Debugf("ignoring request from peer=%d for old block header that isn't in the main chain", p.ID())
+			return
+		}
+		headers = []wire.BlockHeader{h}
 	} else {
 		headers = m.chain.LocateHeaders(msg.BlockLocatorHashes, stop, wire.MaxBlockHeadersPerMsg)
 	}
@@ -286,8 +299,9 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 			enc = wire.WitnessEncoding
 		}
 		var out wire.Message
+		var servedTx *mempool.Entry
 		switch iv.Type &^ wire.InvWitnessFlag {
-		case wire.InvTypeBlock:
+		case wire.InvTypeBlock, wire.InvTypeFilteredBlock:
 			if !m.blockRequestAllowed(&iv.Hash) {
 				// As Core: no answer at all, not even notfound, so old
 				// forks cannot be used to fingerprint the node.
@@ -304,6 +318,12 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 				p.Disconnect()
 				return
 			}
+			if iv.Type&^wire.InvWitnessFlag == wire.InvTypeFilteredBlock {
+				if !m.serveFilteredBlock(p, &iv.Hash) { // txserve.go
+					return
+				}
+				continue
+			}
 			if enc == wire.WitnessEncoding {
 				if raw == nil {
 					raw = &wire.MsgRawBlock{Raw: *wire.GetBuffer(1 << 20)}
@@ -316,17 +336,12 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 			} else if blk, err := m.chain.BlockByHash(&iv.Hash); err == nil {
 				out = blk
 			}
-		case wire.InvTypeTx:
-			if m.pool != nil {
-				if e, ok := m.pool.Get(iv.Hash); ok {
-					out = e.Tx
-				}
+		case wire.InvTypeTx, wire.InvTypeWTx:
+			if !txRelayPeer(p) {
+				continue // as Core: no answer, not even notfound
 			}
-		case wire.InvTypeWTx:
-			if m.pool != nil {
-				if e, ok := m.pool.GetByWTxID(iv.Hash); ok {
-					out = e.Tx
-				}
+			if tx, e := m.txForGetData(p, &iv); tx != nil { // txserve.go
+				out, servedTx = tx, e
 			}
 		}
 		if out == nil {
@@ -336,83 +351,13 @@ func (m *Manager) onGetData(p *peer.Peer, msg *wire.MsgGetData) {
 		if err := p.QueueMessageWait(out, enc); err != nil {
 			return
 		}
+		if servedTx != nil {
+			// A peer has it now: locally submitted transactions stop
+			// being re-announced (Core's RemoveUnbroadcastTx).
+			m.pool.RemoveUnbroadcast(servedTx.TxID)
+		}
 	}
 	if len(notFound) > 0 {
 		p.QueueMessage(&wire.MsgNotFound{InvList: notFound}, nil)
 	}
-}
-
-// onMemPool announces every pool transaction (BIP35) that passes the
-// peer's fee filter.
-func (m *Manager) onMemPool(p *peer.Peer, _ *wire.MsgMemPool) {
-	// BIP35 lets a peer list our whole mempool, a privacy leak and a cheap
-	// way to make us send a lot; like Core (which serves it only to peers
-	// with the mempool permission, as we offer no NODE_BLOOM) only
-	// whitelisted peers get an answer, others are disconnected.
-	if !p.HasPermission(peer.PermMempool) {
-		m.log.Debugf("Disconnecting %v: mempool request from a peer that is not whitelisted", p)
-		p.Disconnect()
-		return
-	}
-	if m.pool == nil {
-		return
-	}
-	for _, e := range m.pool.Entries() {
-		p.QueueTxInventory(e.TxID, e.WTxID, int64(e.FeeRate()))
-	}
-}
-
-// setFilterListeners routes the BIP157 requests to the filter index when
-// the node serves filters; otherwise they stay unhandled (ignored).
-func (m *Manager) setFilterListeners(l *peer.MessageListeners) {
-	if m.cfg.Filters == nil {
-		return
-	}
-	l.OnGetCFilters = m.onGetCFilters
-	l.OnGetCFHeaders = m.onGetCFHeaders
-	l.OnGetCFCheckpt = m.onGetCFCheckpt
-}
-
-// filterServeFailed handles a BIP157 request the index could not answer:
-// as in Core, an invalid request (bad range or filter type) disconnects
-// the peer, and an unknown stop block gets no reply.
-func (m *Manager) filterServeFailed(p *peer.Peer, what string, err error) {
-	switch {
-	case errors.Is(err, blockfilter.ErrBadRange), errors.Is(err, blockfilter.ErrInvalidArg):
-		m.log.Debugf("Disconnecting %v: invalid %s: %v", p, what, err)
-		p.Disconnect()
-	case errors.Is(err, blockfilter.ErrNotFound):
-		m.log.Tracef("Ignoring %s from %v: %v", what, p, err)
-	default:
-		m.log.Warnf("Serving %s to %v: %v", what, p, err)
-	}
-}
-
-func (m *Manager) onGetCFilters(p *peer.Peer, msg *wire.MsgGetCFilters) {
-	err := m.cfg.Filters.ServeGetCFilters(msg, func(f *wire.MsgCFilter) error {
-		// Waiting bounds the memory held for one request to the
-		// peer's send queue, however many filters it asked for.
-		return p.QueueMessageWait(f, wire.BaseEncoding)
-	})
-	if err != nil && p.Connected() {
-		m.filterServeFailed(p, "getcfilters", err)
-	}
-}
-
-func (m *Manager) onGetCFHeaders(p *peer.Peer, msg *wire.MsgGetCFHeaders) {
-	reply, err := m.cfg.Filters.ServeGetCFHeaders(msg)
-	if err != nil {
-		m.filterServeFailed(p, "getcfheaders", err)
-		return
-	}
-	p.QueueMessage(reply, nil)
-}
-
-func (m *Manager) onGetCFCheckpt(p *peer.Peer, msg *wire.MsgGetCFCheckpt) {
-	reply, err := m.cfg.Filters.ServeGetCFCheckpt(msg)
-	if err != nil {
-		m.filterServeFailed(p, "getcfcheckpt", err)
-		return
-	}
-	p.QueueMessage(reply, nil)
 }
