@@ -79,7 +79,7 @@ func (b *BlockChain) activateBestChain() error {
 		fork := b.chain.findForkWithChain(best)
 		for b.chain.tip() != fork {
 			if err := b.disconnectTip(); err != nil {
-				return err
+				return b.disconnectFailed(err)
 			}
 		}
 		// Connect from the fork up to best.
@@ -139,6 +139,17 @@ func (b *BlockChain) connectTip(n *blockNode, blk *wire.MsgBlock) error {
 	return b.maybeFlush()
 }
 
+// disconnectFailed reports a reorganisation that could not disconnect a
+// block (its undo data unreadable): the node must stop rather than stay on
+// a chain it knows is not the best, as Core (invalidateblock, which also
+// disconnects, just fails).
+func (b *BlockChain) disconnectFailed(err error) error {
+	if b.onFatal != nil {
+		b.onFatal("Failed to disconnect block.", err)
+	}
+	return err
+}
+
 // disconnectTip disconnects the tip block.
 func (b *BlockChain) disconnectTip() error {
 	n := b.chain.tip()
@@ -150,6 +161,7 @@ func (b *BlockChain) disconnectTip() error {
 		return err
 	}
 	if err := b.disconnectBlock(n, blk); err != nil {
+		log.Errorf("DisconnectTip: DisconnectBlock %v failed: %v", n.hash, err)
 		return err
 	}
 	if b.txIndex.enabled && b.txIndex.synced {

@@ -57,6 +57,11 @@ type Config struct {
 	// The daemon enforces the user-facing minimum. It cannot be combined
 	// with TxIndex.
 	PruneTarget uint64
+	// OnFatal, when set, is told when the chain hit an error it cannot go
+	// on from (an undo record that cannot be read, so a reorganisation
+	// cannot proceed); msg is Core's wording ("Failed to disconnect
+	// block."). The daemon shuts down, as Core's AbortNode.
+	OnFatal func(msg string, err error)
 }
 
 // BestState describes the tip. A new value is published after every tip
@@ -105,6 +110,7 @@ type BlockChain struct {
 	// work when they were.
 	reverseSeq       int32
 	lastPreciousWork Work
+	onFatal          func(msg string, err error)
 	// noScripts skips script checks; only benchmarks set it, to measure
 	// the share of time spent verifying signatures.
 	noScripts bool
@@ -153,6 +159,7 @@ func New(cfg *Config) (*BlockChain, error) {
 		now:        cfg.Now,
 		maxTipAge:  cfg.MaxTipAge,
 		maxOrphans: cfg.MaxOrphans,
+		onFatal:    cfg.OnFatal,
 		index:      newBlockIndex(),
 		reverseSeq: -1,
 	}

@@ -118,6 +118,7 @@ func OpenBlockDB(dir string, net wire.BitcoinNet, o BlockDBOptions) (*BlockDB, e
 		files:      make(map[uint32]FileInfo),
 		dirtyFiles: make(map[uint32]struct{}),
 	}
+	b.rev.freshReads = true
 	if err := b.loadFileInfo(); err != nil {
 		db.Close()
 		return nil, err
@@ -281,6 +282,13 @@ func (b *BlockDB) WriteBlock(raw []byte, height int32) (BlockLoc, error) {
 	off, err := b.blk.appendRecord(b.cur, raw, nil)
 	if err != nil {
 		return BlockLoc{}, err
+	}
+	if off == recordHeaderSize {
+		// A new block file gets its undo file at once, as in Core, even
+		// if no block in it ever has undo data (the genesis block).
+		if _, err := b.rev.handle(b.cur, true); err != nil {
+			return BlockLoc{}, err
+		}
 	}
 	fi := b.files[b.cur]
 	if fi.Blocks == 0 || height < fi.MinHeight {

@@ -399,3 +399,53 @@ func TestBlockFileTornTail(t *testing.T) {
 		t.Fatalf("reader found %d blocks", len(got))
 	}
 }
+
+// TestRevFileWithBlockFile: each new block file gets its rev file at once,
+// as in Core, though no undo data was written (a chain of only the genesis
+// block has blk00000.dat and rev00000.dat).
+func TestRevFileWithBlockFile(t *testing.T) {
+	dir := t.TempDir()
+	db, err := OpenBlockDB(dir, wire.MainNet, BlockDBOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.WriteBlock(fakeBlock(rand.New(rand.NewPCG(3, 4)), 300), 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"blk00000.dat", "rev00000.dat"} {
+		if _, err := os.Stat(filepath.Join(db.blk.dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestReadUndoAfterFileDeleted: an undo file deleted under the running node
+// makes ReadUndo fail, though the file was written (and so held open) in
+// this session; a cached handle would go on reading the unlinked file.
+func TestReadUndoAfterFileDeleted(t *testing.T) {
+	dir := t.TempDir()
+	db, err := OpenBlockDB(dir, wire.MainNet, BlockDBOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	loc, err := db.WriteBlock(fakeBlock(rand.New(rand.NewPCG(5, 6)), 300), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := wire.Hash{9}
+	uloc, err := db.WriteUndo(loc.File, []byte("undo record"), &prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ReadUndo(uloc, &prev, nil); err != nil {
+		t.Fatalf("read before delete: %v", err)
+	}
+	if err := os.Remove(db.rev.path(loc.File)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ReadUndo(uloc, &prev, nil); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("read after delete: %v, want ErrNotFound", err)
+	}
+}

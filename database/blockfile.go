@@ -58,6 +58,12 @@ type flatFiles struct {
 	sizes map[uint32]int64
 	// unsynced lists files written since the last sync.
 	unsynced map[uint32]struct{}
+	// freshReads opens the file anew for every read instead of reusing
+	// a cached handle, so a file deleted or replaced on disk is noticed
+	// (an open handle would go on reading the unlinked file). Undo files
+	// are read so: rarely (reorganisations, verification) and where
+	// reading stale data would be worse than failing.
+	freshReads bool
 }
 
 const maxOpenFiles = 32
@@ -129,6 +135,18 @@ func (f *flatFiles) handle(num uint32, create bool) (*os.File, error) {
 	return h, nil
 }
 
+// openForRead opens file num read-only, outside the handle cache.
+func (f *flatFiles) openForRead(num uint32) (*os.File, error) {
+	h, err := os.Open(f.path(num))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, wrapErr(ErrNotFound, err, "open %s", f.path(num))
+		}
+		return nil, wrapErr(ErrIO, err, "open %s", f.path(num))
+	}
+	return h, nil
+}
+
 func (f *flatFiles) size(num uint32) (int64, error) {
 	if s, ok := f.sizes[num]; ok {
 		return s, nil
@@ -183,8 +201,14 @@ func (f *flatFiles) readRecord(num, offset, size uint32, extra int, dst []byte) 
 	if offset < recordHeaderSize || size > maxRecordSize {
 		return dst, newErr(ErrInvalidArg, "bad record location %s%05d:%d+%d", f.prefix, num, offset, size)
 	}
-	h, err := f.handle(num, false)
-	if err != nil {
+	var h *os.File
+	var err error
+	if f.freshReads {
+		if h, err = f.openForRead(num); err != nil {
+			return dst, err
+		}
+		defer h.Close()
+	} else if h, err = f.handle(num, false); err != nil {
 		return dst, err
 	}
 	n := recordHeaderSize + int(size) + extra

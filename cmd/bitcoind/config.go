@@ -207,6 +207,12 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 	cfg.Reindex = a.getBool("reindex", false) || a.getBool("reindex-chainstate", false)
 	cfg.StopAfterBlockImport = a.getBool("stopafterblockimport", false)
 	cfg.StopAtHeight = int32(a.getInt("stopatheight", 0))
+	if a.isSet("checkblocks") {
+		cfg.CheckBlocks = int32(a.getInt("checkblocks", 6))
+	}
+	if a.isSet("checklevel") {
+		cfg.CheckLevel = int32(a.getInt("checklevel", 3))
+	}
 	if a.isSet("maxtipage") {
 		cfg.MaxTipAge = a.getInt("maxtipage", 0)
 	}

@@ -186,8 +186,8 @@ var options = []option{
 	{name: "zmqpubsequencehwm", arg: "<n>", help: "Set publish hash sequence message high water mark (default: 1000)", group: gZMQ},
 
 	// Debugging and testing.
-	{name: "checkblocks", arg: "<n>", help: "How many blocks to check at startup (not supported; the node does not verify blocks at startup)", group: gHidden, flags: debugOnly, disp: unsupported, off: "0"},
-	{name: "checklevel", arg: "<n>", help: "How thorough the block verification of -checkblocks is (not supported)", group: gHidden, flags: debugOnly, disp: unsupported},
+	{name: "checkblocks", arg: "<n>", help: "How many blocks to check at startup (default: 6, 0 = all)", group: gDebug, flags: debugOnly},
+	{name: "checklevel", arg: "<n>", help: "How thorough the block verification of -checkblocks is: level 0 reads the blocks from disk, 1 verifies block validity, 2 verifies undo data, 3 checks the coins against the blocks, 4 validates the blocks again (0-4, default: 3)", group: gDebug, flags: debugOnly},
 	{name: "checkblockindex", help: "Do a consistency check for the block tree every <n> operations (accepted; no such checks are made)", group: gDebug, flags: debugOnly, disp: output},
 	{name: "checkaddrman", arg: "<n>", help: "Run addrman consistency checks every <n> operations (accepted; no such checks are made)", group: gDebug, flags: debugOnly, disp: output},
 	{name: "checkmempool", arg: "<n>", help: "Run mempool consistency checks every <n> transactions (accepted; no such checks are made)", group: gDebug, flags: debugOnly, disp: output},

@@ -198,6 +198,8 @@ type ChainOptions struct {
 	BlocksDir           string   `long:"blocksdir" description:"Directory holding the blocks folder (a per-network subdirectory is used; default: the data directory)"`
 	FastPrune           bool     `long:"fastprune" description:"Small block files and a low pruning floor, for tests (regtest only)"`
 	MaxTipAge           int64    `long:"maxtipage" description:"Seconds a tip may be old before the node considers itself in initial block download"`
+	CheckBlocks         int32    `long:"checkblocks" description:"How many blocks below the tip to verify at startup (0: all)"`
+	CheckLevel          int32    `long:"checklevel" description:"How thorough the startup verification of --checkblocks is (0-4, as verifychain)"`
 }
 
 type MempoolOptions struct {
@@ -348,6 +350,8 @@ func DefaultConfig() Config {
 	cfg.LimitDescendantSizeKvB = 101
 	cfg.PeerTimeout = defaultPeerTimeoutSecs
 	cfg.MaxTipAge = defaultMaxTipAgeSecs
+	cfg.CheckBlocks = 6
+	cfg.CheckLevel = 3
 	cfg.ZMQPubHashBlockHWM = zmq.DefaultHWM
 	cfg.ZMQPubHashTxHWM = zmq.DefaultHWM
 	cfg.ZMQPubRawBlockHWM = zmq.DefaultHWM

@@ -238,6 +238,8 @@ func (cfg *Config) validateChain() error {
 	if cfg.MaxTipAge <= 0 {
 		return invalidf("--maxtipage: must be positive, got %d", cfg.MaxTipAge)
 	}
+	// As bitcoind, an out-of-range level is clamped rather than refused.
+	cfg.CheckLevel = min(max(cfg.CheckLevel, 0), 4)
 	if cfg.StopAtHeight < 0 {
 		return invalidf("--stopatheight: must not be negative, got %d", cfg.StopAtHeight)
 	}

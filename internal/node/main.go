@@ -179,6 +179,9 @@ func Run(cfg *Config) error {
 	runNotifyCommand(cfg.ShutdownNotify, "")
 	srv.Stop()
 	srv.WaitForShutdown()
+	if msg := srv.fatal.Load(); msg != nil {
+		return errFatal(*msg)
+	}
 	return nil
 }
 

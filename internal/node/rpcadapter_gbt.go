@@ -178,7 +178,9 @@ func (s *server) blockProposal(req map[string]any) (any, error) {
 			err = errors.New("trailing bytes")
 		}
 	}
-	if err != nil || len(blk.Transactions) == 0 {
+	if err != nil {
+		// A block without transactions decodes; validation refuses it
+		// (bad-blk-length), as in Core.
 		return nil, rpc.NewError(rpc.ErrDeserialization, "Block decode failed")
 	}
 	hash := blk.BlockHash()
@@ -222,7 +224,7 @@ func (s *server) checkProposal(blk *wire.MsgBlock, tip *blockchain.BestState) st
 		return string(blockchain.ErrBadMerkleRoot)
 	case mutated:
 		return string(blockchain.ErrTxnsDuplicate)
-	case len(blk.Transactions)*wire.WitnessScaleFactor > wire.MaxBlockWeight ||
+	case len(blk.Transactions) == 0 || len(blk.Transactions)*wire.WitnessScaleFactor > wire.MaxBlockWeight ||
 		blk.SerializeSizeStripped()*wire.WitnessScaleFactor > wire.MaxBlockWeight:
 		return string(blockchain.ErrBadBlockLength)
 	case !blk.Transactions[0].IsCoinBase():

@@ -81,6 +81,9 @@ type server struct {
 	upload    *uploadTarget  // --maxuploadtarget accounting (uploadtarget.go)
 	// mempoolLoaded is set once block import and mempool.dat are done.
 	mempoolLoaded atomic.Bool
+	// fatal is the message of the fatal error that stopped the node
+	// (abort, startstop.go), nil while none happened.
+	fatal atomic.Pointer[string]
 	// evictKey salts network groups for eviction so outsiders cannot
 	// predict which groups are protected.
 	evictKey  [16]byte
@@ -254,6 +257,7 @@ func (s *server) openChain() error {
 		TxIndex:     cfg.TxIndex,
 		PruneTarget: pruneTargetBytes(cfg.Prune),
 		MaxTipAge:   cfg.MaxTipAge,
+		OnFatal:     s.abort, // startstop.go
 	}
 	if cfg.minChainWork != nil {
 		w := blockchain.WorkFromBig(cfg.minChainWork)
@@ -270,7 +274,7 @@ func (s *server) openChain() error {
 	}
 	tip := s.chain.BestSnapshot()
 	srvrLog.Infof("Chain tip %v at height %d", tip.Hash, tip.Height)
-	return nil
+	return s.verifyAtStartup()
 }
 
 // fastPruneFileSize is the block file size under --fastprune (Core's

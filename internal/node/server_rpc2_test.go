@@ -420,6 +420,12 @@ func TestRPCMethodsAgainstNode(t *testing.T) {
 		if r := propose(flip(propHex, 8)); /* a parent hash digit */ r != `"inconclusive-not-best-prevblk"` {
 			t.Errorf("proposal on a stale parent: %s", r)
 		}
+		// No transactions at all (merkle root zero): decodes, and is
+		// refused by validation as Core's CheckBlock does.
+		noTxs := propHex[:72] + strings.Repeat("0", 64) + propHex[136:160] + "00"
+		if r := propose(noTxs); r != `"bad-blk-length"` {
+			t.Errorf("proposal without transactions: %s", r)
+		}
 		tipHex := unquote(t, n.must(t, "getblock", unquote(t, n.must(t, "getbestblockhash")), 0))
 		if r := propose(tipHex); r != `"duplicate"` {
 			t.Errorf("proposal of the tip: %s", r)

@@ -41,8 +41,15 @@ func TestSendRawTransactionUnbroadcast(t *testing.T) {
 	}
 
 	p := dialMPPeer(t, n)
-	n.must(t, "mockscheduler", 15*60)
-	if !p.waitInv(tx.WitnessHash(), 30*time.Second) {
+	// The peer reaches the relay set a moment after its handshake; until
+	// then a re-announcement has no one to go to, so the scheduler is
+	// moved on again until one arrives.
+	announced := false
+	for deadline := time.Now().Add(30 * time.Second); !announced && time.Now().Before(deadline); {
+		n.must(t, "mockscheduler", 15*60)
+		announced = p.waitInv(tx.WitnessHash(), time.Second)
+	}
+	if !announced {
 		t.Fatal("unbroadcast transaction not announced again")
 	}
 	p.send(t, &wire.MsgGetData{InvList: []wire.InvVect{{Type: wire.InvTypeWTx, Hash: tx.WitnessHash()}}})

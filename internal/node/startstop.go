@@ -1,6 +1,8 @@
 package node
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -79,6 +81,46 @@ func (s *server) watchChain() {
 			requestShutdown()
 		}
 	})
+}
+
+// abort is Core's AbortNode: the chain met an error it cannot go on from,
+// so the node shuts down, and Run returns the error for the front end to
+// print ("A fatal internal error occurred, see debug.log for details").
+func (s *server) abort(msg string, err error) {
+	if !s.fatal.CompareAndSwap(nil, &msg) {
+		return
+	}
+	btcdLog.Errorf("*** %s: %v", msg, err)
+	requestShutdown()
+}
+
+// errFatal is what Run returns after abort.
+func errFatal(msg string) error {
+	return fmt.Errorf("A fatal internal error occurred, see debug.log for details: %s", msg)
+}
+
+// verifyAtStartup checks the last --checkblocks blocks at --checklevel
+// before the node does anything else, as Core's VerifyDB at start-up, so
+// missing or corrupt block or undo files stop start-up instead of
+// surfacing at the next reorganisation.
+func (s *server) verifyAtStartup() error {
+	cfg := s.cfg
+	tip := s.chain.BestSnapshot()
+	if tip.Height == 0 {
+		return nil
+	}
+	n := cfg.CheckBlocks
+	if n <= 0 || n > tip.Height {
+		n = tip.Height
+	}
+	btcdLog.Info("init message: Verifying blocks…")
+	btcdLog.Infof("Verifying last %d blocks at level %d", n, cfg.CheckLevel)
+	if bad, _ := s.verifyChainReason(cfg.CheckLevel, n); bad != "" {
+		btcdLog.Errorf("Verification failed: %s", bad)
+		return errors.New("Corrupted block database detected.\nPlease restart with -reindex or -reindex-chainstate to recover.")
+	}
+	btcdLog.Info("Verification: No coin database inconsistencies in last blocks")
+	return nil
 }
 
 // alert logs a warning and runs --alertnotify with it.
