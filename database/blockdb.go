@@ -37,6 +37,10 @@ type BlockDBOptions struct {
 	// FilesDir holds the blk and rev files when they live apart from the
 	// index (bitcoind's -blocksdir); empty means dir/blocks.
 	FilesDir string
+	// XorFiles obfuscates new block and undo files with a random key
+	// kept in xor.dat (Core's -blocksxor, xorkey.go). A key already
+	// stored is used either way; files written plain stay plain.
+	XorFiles bool
 }
 
 // BlockDB owns the block files (blocks/blkNNNNN.dat), the undo files
@@ -119,6 +123,12 @@ func OpenBlockDB(dir string, net wire.BitcoinNet, o BlockDBOptions) (*BlockDB, e
 		dirtyFiles: make(map[uint32]struct{}),
 	}
 	b.rev.freshReads = true
+	key, err := setupXorKey(fdir, o.XorFiles, o.ReadOnly)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	b.blk.key, b.rev.key = key, key
 	if err := b.loadFileInfo(); err != nil {
 		db.Close()
 		return nil, err

@@ -64,6 +64,10 @@ type flatFiles struct {
 	// are read so: rarely (reorganisations, verification) and where
 	// reading stale data would be worse than failing.
 	freshReads bool
+	// key obfuscates the files' bytes (xorkey.go); zero leaves them plain.
+	key [XorKeySize]byte
+	// scratch holds an obfuscated record while it is written.
+	scratch []byte
 }
 
 const maxOpenFiles = 32
@@ -176,6 +180,21 @@ func (f *flatFiles) appendRecord(num uint32, payload, trailer []byte) (uint32, e
 	var hdr [recordHeaderSize]byte
 	copy(hdr[:4], f.magic[:])
 	binary.LittleEndian.PutUint32(hdr[4:], uint32(len(payload)))
+	if f.key != ([XorKeySize]byte{}) {
+		// The caller's bytes stay as they are: the obfuscated record is
+		// built apart and written at once.
+		rec := append(append(append(f.scratch[:0], hdr[:]...), payload...), trailer...)
+		xorAt(&f.key, rec, pos)
+		if _, err := h.WriteAt(rec, pos); err != nil {
+			return 0, wrapErr(ErrIO, err, "write %s", f.path(num))
+		}
+		if cap(rec) <= 4<<20 {
+			f.scratch = rec[:0]
+		}
+		f.sizes[num] = pos + int64(len(rec))
+		f.unsynced[num] = struct{}{}
+		return uint32(pos + recordHeaderSize), nil
+	}
 	// A kill between these writes leaves a torn record at the end of the
 	// file; nothing indexes it, the next append goes after it, and
 	// BlockFileReader skips it by resyncing on the magic.
@@ -222,6 +241,7 @@ func (f *flatFiles) readRecord(num, offset, size uint32, extra int, dst []byte) 
 		}
 		return dst[:0], wrapErr(ErrIO, err, "read %s", f.path(num))
 	}
+	xorAt(&f.key, dst, int64(offset)-recordHeaderSize)
 	if [4]byte(dst[:4]) != f.magic || binary.LittleEndian.Uint32(dst[4:8]) != size {
 		return dst[:0], newErr(ErrCorrupt, "record header mismatch at %s%05d:%d", f.prefix, num, offset)
 	}

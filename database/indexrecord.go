@@ -213,6 +213,7 @@ func (b *BlockDB) ReadTx(l TxLoc, dst []byte) ([]byte, error) {
 	if _, err := h.ReadAt(dst, int64(l.Block.Offset)+int64(l.TxOffset)); err != nil {
 		return dst[:0], wrapErr(ErrIO, err, "read tx at blk%05d", l.Block.File)
 	}
+	xorAt(&b.blk.key, dst, int64(l.Block.Offset)+int64(l.TxOffset))
 	return dst, nil
 }
 

@@ -27,6 +27,13 @@ func (b *BlockDB) BlockFiles() ([]uint32, error) {
 	return b.blk.existing()
 }
 
+// XorKey returns the key the block and undo files are obfuscated with
+// (zero: plain).
+func (b *BlockDB) XorKey() [XorKeySize]byte { return b.blk.key }
+
+// FilesDir returns the directory of the block and undo files.
+func (b *BlockDB) FilesDir() string { return b.dir }
+
 // BlockFilePath returns the path of blkNNNNN.dat for file number num.
 func (b *BlockDB) BlockFilePath(num uint32) string { return b.blk.path(num) }
 

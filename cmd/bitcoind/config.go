@@ -207,6 +207,7 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 	cfg.Reindex = a.getBool("reindex", false) || a.getBool("reindex-chainstate", false)
 	cfg.StopAfterBlockImport = a.getBool("stopafterblockimport", false)
 	cfg.StopAtHeight = int32(a.getInt("stopatheight", 0))
+	cfg.BlocksXor = a.getBool("blocksxor", true)
 	if a.isSet("checkblocks") {
 		cfg.CheckBlocks = int32(a.getInt("checkblocks", 6))
 	}

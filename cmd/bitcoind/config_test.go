@@ -117,7 +117,6 @@ func TestUnsupportedOptions(t *testing.T) {
 		"-natpmp=1":     "Invalid parameter -natpmp=1: not supported by this node",
 		"-asmap=x":      "Invalid parameter -asmap=x: not supported by this node",
 		"-onlynet=ipv4": "Invalid parameter -onlynet=ipv4: not supported by this node",
-		"-blocksxor=1":  "Invalid parameter -blocksxor=1: not supported by this node",
 	} {
 		_, err := build(t, "", "-regtest", argv)
 		if err == nil || err.Error() != want {

@@ -74,7 +74,7 @@ var options = []option{
 	{name: "alertnotify", arg: "<cmd>", help: "Execute command when an alert is raised (%s in cmd is replaced by message)", group: gOptions},
 	{name: "assumevalid", arg: "<hex>", help: "If this block is in the chain assume that it and its ancestors are valid and skip their script verification (0 to verify all; default: the network's built-in block)", group: gOptions},
 	{name: "blocksdir", arg: "<dir>", help: "Specify directory to hold blocks subdirectory for *.dat files (default: <datadir>)", group: gOptions},
-	{name: "blocksxor", help: "Whether an XOR-key applies to blocksdir *.dat files (only 0 is supported: block files are stored plain)", group: gOptions, disp: unsupported, off: "0"},
+	{name: "blocksxor", help: "Whether an XOR-key applies to blocksdir *.dat files. The created XOR-key will be zeros for an existing blocksdir or when `-blocksxor=0` is set, and random for a freshly initialized blocksdir. (default: 1)", group: gOptions},
 	{name: "fastprune", help: "Use smaller block files and lower minimum prune height for testing purposes", group: gDebug, flags: debugOnly},
 	{name: "blocknotify", arg: "<cmd>", help: "Execute command when the best block changes (%s in cmd is replaced by block hash)", group: gOptions},
 	{name: "blockreconstructionextratxn", arg: "<n>", help: "Extra transactions to keep in memory for compact block reconstructions (not supported)", group: gHidden, disp: unsupported},

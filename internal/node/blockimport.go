@@ -52,11 +52,20 @@ func (s *server) importBlocks(paths []string) {
 	var blocks, txs int
 	for _, p := range paths {
 		files := []string{p}
+		// The node's own block files (those --reindex moved aside) may
+		// be obfuscated with the key stored beside them; external files
+		// given to --loadblock are plain.
+		var key [database.XorKeySize]byte
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			files = blkFilesIn(p)
+			if strings.HasSuffix(p, reindexDirName) {
+				if k, err := database.ReadXorKey(p); err == nil {
+					key = k
+				}
+			}
 		}
 		for _, f := range files {
-			n, t, err := s.importFile(f)
+			n, t, err := s.importFile(f, key)
 			blocks += n
 			txs += t
 			if err != nil {
@@ -87,14 +96,14 @@ func blkFilesIn(dir string) []string {
 	return m
 }
 
-func (s *server) importFile(path string) (blocks, txs int, err error) {
+func (s *server) importFile(path string, key [database.XorKeySize]byte) (blocks, txs int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
 	srvrLog.Infof("Importing blocks from %s", path)
-	r := database.NewBlockFileReader(f, s.cfg.params.Net)
+	r := database.NewBlockFileReader(&database.XorReader{R: f, Key: key}, s.cfg.params.Net)
 	// Blocks out of order beyond the orphan pool's reach wait here until
 	// the end of the file, keyed by parent.
 	waiting := make(map[wire.Hash][]*wire.MsgBlock)

@@ -198,6 +198,7 @@ type ChainOptions struct {
 	BlocksDir           string   `long:"blocksdir" description:"Directory holding the blocks folder (a per-network subdirectory is used; default: the data directory)"`
 	FastPrune           bool     `long:"fastprune" description:"Small block files and a low pruning floor, for tests (regtest only)"`
 	MaxTipAge           int64    `long:"maxtipage" description:"Seconds a tip may be old before the node considers itself in initial block download"`
+	BlocksXor           bool     `long:"blocksxor" description:"Obfuscate new block and undo files with a random key kept in blocks/xor.dat, as bitcoind 28 and later (an existing key is used either way)"`
 	CheckBlocks         int32    `long:"checkblocks" description:"How many blocks below the tip to verify at startup (0: all)"`
 	CheckLevel          int32    `long:"checklevel" description:"How thorough the startup verification of --checkblocks is (0-4, as verifychain)"`
 }

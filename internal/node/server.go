@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -232,13 +233,15 @@ func newServer(cfg *Config) (_ *server, err error) {
 func (s *server) openChain() error {
 	cfg := s.cfg
 	var err error
-	bo := database.BlockDBOptions{FilesDir: cfg.blockFilesDir}
+	bo := database.BlockDBOptions{FilesDir: cfg.blockFilesDir, XorFiles: cfg.BlocksXor}
 	if cfg.FastPrune {
 		bo.MaxFileSize = fastPruneFileSize
 	}
 	if s.bdb, err = database.OpenBlockDB(cfg.DataDir, cfg.params.Net, bo); err != nil {
 		return err
 	}
+	key := s.bdb.XorKey()
+	srvrLog.Infof("Using obfuscation key for blocksdir *.dat files (%s): '%s'", s.bdb.FilesDir(), hex.EncodeToString(key[:]))
 	if s.cs, err = database.OpenChainState(cfg.DataDir, database.ChainStateOptions{CacheBudget: int64(cfg.UtxoCacheMaxSizeMiB) << 20}); err != nil {
 		return err
 	}

@@ -3,10 +3,13 @@ package node
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/btcnode/btcd/database"
 )
 
 // TestLoadBlockAndReindex: a node imports another node's blk file with
-// --loadblock, and rebuilds its own chain state with --reindex.
+// --loadblock, and rebuilds its own chain state with --reindex from its
+// own files, which --blocksxor obfuscates.
 func TestLoadBlockAndReindex(t *testing.T) {
 	a := newTestNode(t)
 	a.mine(t, 120)
@@ -16,7 +19,10 @@ func TestLoadBlockAndReindex(t *testing.T) {
 	outs, amount, hash := utxoStats(t, a)
 	blk := filepath.Join(a.s.cfg.DataDir, "blocks", "blk00000.dat")
 
-	d := newTestNode(t, "--loadblock="+blk)
+	d := newTestNode(t, "--loadblock="+blk, "--blocksxor")
+	if d.s.bdb.XorKey() == ([database.XorKeySize]byte{}) {
+		t.Fatal("--blocksxor on a fresh node left the files plain")
+	}
 	waitFor(t, 60e9, "import", func() bool { return d.s.chain.BestSnapshot().Hash == want.Hash })
 	if o, v, h := utxoStats(t, d); o != outs || v != amount || h != hash {
 		t.Fatalf("imported UTXO set differs")
@@ -26,7 +32,7 @@ func TestLoadBlockAndReindex(t *testing.T) {
 	dataDir := d.dir
 	d.s.Stop()
 	cfg, err := loadConfig([]string{"--regtest", "--appdata=" + dataDir, "--datadir=" + filepath.Join(dataDir, "data"),
-		"--nolisten", "--norpc", "--reindex"})
+		"--nolisten", "--norpc", "--reindex", "--blocksxor"})
 	if err != nil {
 		t.Fatal(err)
 	}
