@@ -167,6 +167,7 @@ func (b *BlockChain) disconnectTip() error {
 	if b.txIndex.enabled && b.txIndex.synced {
 		b.unindexTxs(n, blk)
 	}
+	b.movePruneLocksBelow(n.height)
 	b.chain.setTip(n.parent)
 	// The disconnected block may come back later.
 	b.index.candidates[n] = struct{}{}

@@ -35,6 +35,56 @@ type pruneState struct {
 	// lastFile is the block file current at the last pruneDue check.
 	lastFile uint32
 	checked  bool
+	// locks are the prune locks (Core's m_prune_locks): for each index
+	// that reads blocks, the height of the first block it may still
+	// need.
+	locks map[string]int32
+}
+
+// pruneLockBuffer is how many blocks below a prune lock are kept too
+// (Core's PRUNE_LOCK_BUFFER), so a short reorganisation the index must
+// follow still finds its blocks.
+const pruneLockBuffer = 10
+
+// UpdatePruneLock sets the prune lock named name (an index's name, as
+// "basic block filter index"): pruning keeps every block from height
+// less pruneLockBuffer up. The index moves it up as it advances; a
+// reorganisation moves it back below the blocks it disconnects.
+func (b *BlockChain) UpdatePruneLock(name string, height int32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.prune.locks == nil {
+		b.prune.locks = make(map[string]int32)
+	}
+	b.prune.locks[name] = height
+}
+
+// applyPruneLocks lowers limit, the highest height pruning may delete, to
+// below every prune lock's buffer, logging the locks as Core does.
+func (b *BlockChain) applyPruneLocks(limit int32) int32 {
+	names := make([]string, 0, len(b.prune.locks))
+	for name := range b.prune.locks {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		lock := b.prune.locks[name] - pruneLockBuffer - 1
+		log.Debugf("%s limited pruning to height %d", name, lock)
+		limit = min(limit, lock)
+	}
+	return limit
+}
+
+// movePruneLocksBelow moves every prune lock at or above height down to
+// height-1, as the block at height is disconnected, so the index that set
+// it can still read the blocks it must take back.
+func (b *BlockChain) movePruneLocksBelow(height int32) {
+	for name, h := range b.prune.locks {
+		if h > height-1 {
+			b.prune.locks[name] = height - 1
+			log.Debugf("%s prune lock moved back to %d", name, height-1)
+		}
+	}
 }
 
 // pruneDue reports whether a flush should run to prune: a new block file
@@ -57,7 +107,7 @@ func (b *BlockChain) pruneLimit() int32 {
 	if tip.height <= b.params.PruneAfterHeight {
 		return -1
 	}
-	return tip.height - MinBlocksToKeep
+	return b.applyPruneLocks(tip.height - MinBlocksToKeep)
 }
 
 // pruneAfterFlush deletes the oldest files until the target is met.
@@ -163,7 +213,7 @@ func (b *BlockChain) PruneBlockchain(height int32) (int32, error) {
 	if height > tip.height {
 		return -1, fmt.Errorf("blockchain is shorter than the attempted prune height %d", height)
 	}
-	height = min(height, tip.height-MinBlocksToKeep)
+	height = b.applyPruneLocks(min(height, tip.height-MinBlocksToKeep))
 	// The chainstate must be past everything deleted.
 	b.index.writeDirty(b.db)
 	if err := b.db.Flush(); err != nil {

@@ -130,3 +130,36 @@ func TestPruneBlockchain(t *testing.T) {
 		t.Error("prune state reported without pruning")
 	}
 }
+
+// TestPruneLocks: a prune lock keeps pruning pruneLockBuffer+1 blocks
+// below it, and disconnecting blocks moves it back below them.
+func TestPruneLocks(t *testing.T) {
+	tc := newTestChainOpts(t, pruneParams(t), tinyFiles, func(c *Config) { c.PruneTarget = 1 << 40 })
+	tc.mine(400)
+	tc.chain.UpdatePruneLock("test index", 60)
+	got, err := tc.chain.PruneBlockchain(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got < 0 || got > 60-pruneLockBuffer-1 {
+		t.Fatalf("PruneBlockchain(100) with a lock at 60 pruned to %d", got)
+	}
+	tc.chain.mu.Lock()
+	tc.chain.movePruneLocksBelow(50)
+	h := tc.chain.prune.locks["test index"]
+	tc.chain.mu.Unlock()
+	if h != 49 {
+		t.Fatalf("lock after disconnecting block 50: %d, want 49", h)
+	}
+	// A disconnection above the lock leaves it.
+	tip := tc.b.Tip
+	if err := tc.chain.InvalidateBlock(&tip.Hash); err != nil {
+		t.Fatal(err)
+	}
+	tc.chain.mu.Lock()
+	h = tc.chain.prune.locks["test index"]
+	tc.chain.mu.Unlock()
+	if h != 49 {
+		t.Fatalf("lock moved by a disconnection above it: %d", h)
+	}
+}

@@ -70,45 +70,16 @@ func (s *server) openCoinStatsIndex() error {
 	}
 	s.coinStats = &coinStatsWire{idx: idx, kick: make(chan struct{}, 1)}
 	_, h := idx.Tip()
+	s.chain.UpdatePruneLock(coinStatsName, h)
 	indxLog.Infof("coinstatsindex enabled (indexed to height %d)", h)
 	return nil
 }
 
-// checkCoinStatsPruned fails, with Core's message, when the index lags the
-// chain and some block it must still read (back to where it leaves the
-// main chain) is pruned.
+// checkCoinStatsPruned fails, with Core's message, when the index lags
+// the chain and some block it must still read is pruned.
 func (s *server) checkCoinStatsPruned(idx *coinstats.Index) error {
-	if !s.chain.Pruned() {
-		return nil
-	}
 	hash, height := idx.Tip()
-	tip := s.chain.BestSnapshot()
-	if height >= 0 && hash == tip.Hash {
-		return nil
-	}
-	// The first block to read is above the last one the index shares
-	// with the main chain.
-	fork := height
-	for fork >= 0 {
-		st, ok := s.chain.LookupBlock(&hash)
-		if !ok {
-			fork = -1
-			break
-		}
-		if st.MainChain {
-			break
-		}
-		if !st.HaveData {
-			fork = -2 // a block to take back is gone
-			break
-		}
-		hash, fork = st.Header.PrevBlock, st.Height-1
-	}
-	if fork > -2 && s.chain.PruneHeight() <= fork+1 {
-		return nil
-	}
-	return errors.New(coinStatsName + " best block of the index goes beyond pruned data. " +
-		"Please disable the index or reindex (which will download the whole blockchain again)")
+	return s.checkIndexPruned(coinStatsName, hash, height)
 }
 
 // poke asks the worker to catch up, never blocking: a pending request
@@ -184,8 +155,9 @@ func (s *server) coinStatsWorker(ctx context.Context, w *coinStatsWire) {
 		switch {
 		case err == nil:
 			delay = filterRetryDelay
+			_, h := w.idx.Tip()
+			s.chain.UpdatePruneLock(coinStatsName, h)
 			if !w.synced.Swap(true) {
-				_, h := w.idx.Tip()
 				indxLog.Infof("%s is enabled at height %d", coinStatsName, h)
 			}
 		case errors.Is(err, context.Canceled):

@@ -337,11 +337,6 @@ func (cfg *Config) validateNotify() error {
 	if cfg.PeerBlockFilters && !cfg.BlockFilterIndex {
 		return conflictf("--peerblockfilters: requires --blockfilterindex")
 	}
-	if cfg.BlockFilterIndex && cfg.Prune != 0 {
-		// The index is built from blocks and their undo data, which
-		// pruning deletes; pruning does not yet wait for the index.
-		return conflictf("--blockfilterindex: can not be used together with --prune")
-	}
 	zc := cfg.zmqConfig()
 	for _, o := range []struct {
 		name string

@@ -32,9 +32,14 @@ func (s *server) openFilterIndex() error {
 	if err != nil {
 		return err
 	}
+	hash, h := idx.Tip()
+	if err := s.checkIndexPruned(filterIndexName, hash, h); err != nil {
+		idx.Close()
+		return err
+	}
+	s.chain.UpdatePruneLock(filterIndexName, h)
 	s.filters = idx
 	s.filterKick = make(chan struct{}, 1)
-	_, h := idx.Tip()
 	indxLog.Infof("Block filter index enabled (indexed to height %d)", h)
 	return nil
 }
@@ -106,6 +111,8 @@ func (s *server) filterWorker(ctx context.Context) {
 		err := s.filters.CatchUp(ctx, src)
 		switch {
 		case err == nil:
+			_, h := s.filters.Tip()
+			s.chain.UpdatePruneLock(filterIndexName, h)
 		case errors.Is(err, context.Canceled):
 			return
 		default:
@@ -144,7 +151,8 @@ func (s *server) rpcBlockFilter() func(wire.Hash, string) (*rpc.BlockFilter, err
 		return nil
 	}
 	return func(hash wire.Hash, _ string) (*rpc.BlockFilter, error) {
-		if !s.chain.HaveBlock(&hash) {
+		// A pruned block's filter is still in the index.
+		if _, known := s.chain.LookupBlock(&hash); !known {
 			return nil, rpc.NewError(rpc.ErrInvalidAddress, "Block not found")
 		}
 		f, header, err := idx.BlockFilter(hash)

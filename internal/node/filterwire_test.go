@@ -115,8 +115,29 @@ func TestBlockFilterDisabled(t *testing.T) {
 	if _, err := loadConfig([]string{"--regtest", "--appdata=" + t.TempDir(), "--peerblockfilters"}); err == nil {
 		t.Fatal("--peerblockfilters without --blockfilterindex accepted")
 	}
-	if _, err := loadConfig([]string{"--regtest", "--appdata=" + t.TempDir(), "--blockfilterindex", "--prune=2000"}); err == nil {
-		t.Fatal("--blockfilterindex with --prune accepted")
+}
+
+// TestBlockFilterIndexWithPruning: the filter index works on a pruned node:
+// its prune lock keeps pruning 11 blocks below the height it reached, and
+// the filters of pruned blocks are still served.
+func TestBlockFilterIndexWithPruning(t *testing.T) {
+	n := newTestNode(t, "--blockfilterindex", "--prune=1", "--fastprune")
+	n.mine(t, 700)
+	waitFilterTip(t, n)
+	var pruned int32
+	if err := json.Unmarshal(n.must(t, "pruneblockchain", 690), &pruned); err != nil {
+		t.Fatal(err)
+	}
+	tip := n.s.chain.BestSnapshot().Height
+	if pruned <= 0 || pruned > tip-11 {
+		t.Fatalf("pruned to %d with the index at %d", pruned, tip)
+	}
+	hash, _ := n.s.chain.BlockHashByHeight(2)
+	if st, _ := n.s.chain.LookupBlock(&hash); st.HaveData {
+		t.Fatal("block 2 not pruned")
+	}
+	if _, rerr := n.rpcCall(t, "getblockfilter", hash.String()); rerr != nil {
+		t.Fatalf("getblockfilter of a pruned block: %v", rerr)
 	}
 }
 

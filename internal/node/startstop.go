@@ -1,7 +1,6 @@
 package node
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -117,7 +116,7 @@ func (s *server) verifyAtStartup() error {
 	btcdLog.Infof("Verifying last %d blocks at level %d", n, cfg.CheckLevel)
 	if bad, _ := s.verifyChainReason(cfg.CheckLevel, n); bad != "" {
 		btcdLog.Errorf("Verification failed: %s", bad)
-		return errors.New("Corrupted block database detected.\nPlease restart with -reindex or -reindex-chainstate to recover.")
+		return coreMessage("Corrupted block database detected.\nPlease restart with -reindex or -reindex-chainstate to recover.")
 	}
 	btcdLog.Info("Verification: No coin database inconsistencies in last blocks")
 	return nil

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -54,6 +55,10 @@ func VersionText(program string) string {
 // "--option: " that btcd's command line shows, for front ends whose
 // options are spelled differently.
 func ErrorText(err error) string {
+	var cm coreMessage
+	if errors.As(err, &cm) {
+		return string(cm)
+	}
 	msg := oneLine(err.Error())
 	if strings.HasPrefix(msg, "--") {
 		if _, rest, ok := strings.Cut(msg, ": "); ok {
