@@ -125,6 +125,7 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 		cfg.TestNet4 = true
 	case "signet":
 		cfg.SigNet = true
+		cfg.SignetChallenge = a.getList("signetchallenge")
 	case "regtest":
 		cfg.RegressionTest = true
 	}

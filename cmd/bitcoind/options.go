@@ -237,7 +237,7 @@ var options = []option{
 	{name: "testnet4", help: "Use the testnet4 chain. Equivalent to -chain=testnet4.", group: gChain},
 	{name: "vbparams", arg: "deployment:start:end[:min_activation_height]", help: "Use given start/end times and min_activation_height for specified version bits deployment (regtest-only)", group: gChain, flags: debugOnly},
 	{name: "signet", help: "Use the signet chain. Equivalent to -chain=signet.", group: gChain},
-	{name: "signetchallenge", help: "Blocks must satisfy the given script to be considered valid (not supported)", group: gHidden, disp: unsupported},
+	{name: "signetchallenge", help: "Blocks must satisfy the given script to be considered valid (only for signet networks; defaults to the global default signet test network challenge)", group: gChain},
 	{name: "signetseednode", help: "Specify a seed node for the signet network (not supported)", group: gHidden, disp: unsupported},
 
 	// Relay.

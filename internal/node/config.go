@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
@@ -134,6 +135,7 @@ type NetworkOptions struct {
 	TestNet3              bool     `long:"testnet" description:"Use the test network (testnet3)"`
 	TestNet4              bool     `long:"testnet4" description:"Use the test network (testnet4)"`
 	SigNet                bool     `long:"signet" description:"Use the default signet test network"`
+	SignetChallenge       []string `long:"signetchallenge" description:"With --signet: the BIP325 challenge script (hex) blocks must satisfy, for a custom signet with its own network magic"`
 	RegressionTest        bool     `long:"regtest" description:"Use the regression test network"`
 	TestActivationHeights []string `long:"testactivationheight" description:"Set the activation height of a consensus rule as NAME@HEIGHT (segwit, bip34, dersig, cltv, csv); regtest only; may be repeated"`
 	VersionBitsParams     []string `long:"vbparams" description:"Set a version bits deployment's schedule as DEPLOYMENT:START:END[:MIN_ACTIVATION_HEIGHT] (testdummy, taproot; START/END are median times, -1 = always active, -2 = never); regtest only; may be repeated"`
@@ -621,6 +623,16 @@ func (cfg *Config) selectNetwork() error {
 		return invalidf("network %q: %v", selected.name, err)
 	}
 	cfg.netName = selected.dir
+	if cfg.SigNet && len(cfg.SignetChallenge) > 0 {
+		if len(cfg.SignetChallenge) > 1 {
+			return invalidf("--signetchallenge: -signetchallenge cannot be multiple values.")
+		}
+		challenge, err := hex.DecodeString(cfg.SignetChallenge[0])
+		if err != nil {
+			return invalidf("--signetchallenge: -signetchallenge must be hex, not '%s'.", cfg.SignetChallenge[0])
+		}
+		params = chaincfg.CustomSignetParams(challenge, nil)
+	}
 
 	fastPrune := cfg.FastPrune && cfg.RegressionTest
 	if len(cfg.TestActivationHeights) > 0 || len(cfg.VersionBitsParams) > 0 || fastPrune {

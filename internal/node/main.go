@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -109,6 +110,11 @@ func Run(cfg *Config) error {
 	btcdLog.Infof("Version %s", version())
 	btcdLog.Infof("Go version %s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	btcdLog.Infof("Network: %s", cfg.netName)
+	if cfg.params.IsSignet() {
+		var magic [4]byte
+		binary.LittleEndian.PutUint32(magic[:], uint32(cfg.params.Net))
+		btcdLog.Infof("Signet derived magic (message start): %x", magic)
+	}
 	btcdLog.Infof("Using data directory %s", cfg.DataDir)
 	if cfg.logFile != "" {
 		btcdLog.Infof("Log file: %s", cfg.logFile)
