@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
-	"github.com/btcnode/btcd/database"
-	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
 )
@@ -197,108 +195,34 @@ func (s *server) blockProposal(req map[string]any) (any, error) {
 	if blk.Header.PrevBlock != tip.Hash {
 		return "inconclusive-not-best-prevblk", nil
 	}
-	if reason := s.checkProposal(&blk, tip); reason != "" {
+	reason, err := s.checkProposal(&blk)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
 		return reason, nil
 	}
 	return nil, nil
 }
 
-func (s *server) checkProposal(blk *wire.MsgBlock, tip *blockchain.BestState) string {
-	p := s.cfg.params
-	height := tip.Height + 1
-	prevHdr, _, _ := s.chain.HeaderByHash(&tip.Hash)
-	hc := &blockchain.HeaderContext{
-		Height:       height,
-		RequiredBits: s.chain.CalcNextRequiredBits(int64(blk.Header.Timestamp)),
-		PrevTime:     int64(prevHdr.Timestamp),
-		PrevMTP:      tip.MedianTime,
-		Now:          clock.Unix(),
-	}
-	if err := blockchain.CheckHeaderContext(p, &blk.Header, hc); err != nil {
-		return ruleReason(err)
-	}
-	// Core's CheckBlock without the proof of work.
-	root, mutated := blk.MerkleRoot()
+// checkProposal is the reason blk, built on tip, would be refused ("" when
+// it is valid): every rule connecting it applies, scripts included
+// (blockchain.CheckBlockTemplate), only the proof of work is not checked.
+func (s *server) checkProposal(blk *wire.MsgBlock) (string, error) {
+	err := s.chain.CheckBlockTemplate(blk)
+	var re *blockchain.RuleError
 	switch {
-	case root != blk.Header.MerkleRoot:
-		return string(blockchain.ErrBadMerkleRoot)
-	case mutated:
-		return string(blockchain.ErrTxnsDuplicate)
-	case len(blk.Transactions) == 0 || len(blk.Transactions)*wire.WitnessScaleFactor > wire.MaxBlockWeight ||
-		blk.SerializeSizeStripped()*wire.WitnessScaleFactor > wire.MaxBlockWeight:
-		return string(blockchain.ErrBadBlockLength)
-	case !blk.Transactions[0].IsCoinBase():
-		return string(blockchain.ErrBadCoinbaseMissing)
+	case err == nil:
+		return "", nil
+	case errors.As(err, &re):
+		return ruleReason(err), nil
 	}
-	sigops := 0
-	for i, tx := range blk.Transactions {
-		if i > 0 && tx.IsCoinBase() {
-			return string(blockchain.ErrBadCoinbaseMultiple)
-		}
-		if err := blockchain.CheckTransaction(tx); err != nil {
-			return ruleReason(err)
-		}
-		sigops += blockchain.LegacySigOps(tx)
-	}
-	if sigops*wire.WitnessScaleFactor > blockchain.MaxBlockSigOpsCost {
-		return string(blockchain.ErrBadBlockSigOps)
-	}
-	if err := blockchain.CheckBlockContext(p, blk, height, tip.MedianTime); err != nil {
-		return ruleReason(err)
-	}
-	// Inputs: unspent in the UTXO set or created earlier in the block,
-	// each spent once, mature, and covering the outputs.
-	created := make(map[wire.OutPoint]database.UtxoEntry)
-	spent := make(map[wire.OutPoint]bool)
-	var fees int64
-	for i, tx := range blk.Transactions {
-		if i > 0 {
-			coins := make([]database.UtxoEntry, len(tx.TxIn))
-			for j := range tx.TxIn {
-				op := tx.TxIn[j].PreviousOutPoint
-				if spent[op] {
-					return string(blockchain.ErrBadTxnsMissingInputs)
-				}
-				spent[op] = true
-				if e, ok := created[op]; ok {
-					coins[j] = e
-					continue
-				}
-				e, ok, err := s.chain.FetchUtxo(op)
-				if err != nil || !ok {
-					return string(blockchain.ErrBadTxnsMissingInputs)
-				}
-				coins[j] = e
-			}
-			fee, err := blockchain.CheckTxInputs(tx, coins, height, p.CoinbaseMaturity)
-			if err != nil {
-				return ruleReason(err)
-			}
-			fees += fee
-			if !blockchain.MoneyRange(fees) {
-				return string(blockchain.ErrBadTxnsAccumFee)
-			}
-		}
-		txid := blk.TxHashes()[i]
-		for j := range tx.TxOut {
-			created[wire.OutPoint{Hash: txid, Index: uint32(j)}] = database.UtxoEntry{
-				Amount: tx.TxOut[j].Value, PkScript: tx.TxOut[j].PkScript, Height: height, IsCoinBase: i == 0,
-			}
-		}
-	}
-	var cbOut int64
-	for _, o := range blk.Transactions[0].TxOut {
-		cbOut += o.Value
-	}
-	if cbOut > blockchain.CalcBlockSubsidy(height, p.SubsidyHalvingInterval)+fees {
-		return string(blockchain.ErrBadCoinbaseAmount)
-	}
-	return ""
+	return "", err
 }
 
 // generateBlockChecked is generateblock: it builds a block with exactly
-// txs on the tip and, like Core, tests it (everything but scripts, see
-// checkProposal) before solving, so that submit=false never hands out an
+// txs on the tip and, like Core, tests it (every rule but the proof of
+// work, see checkProposal) before solving, so that submit=false never hands out an
 // invalid block.
 func (s *server) generateBlockChecked(script []byte, txs []*wire.MsgTx, submit bool) (wire.Hash, []byte, error) {
 	if txs == nil {
@@ -310,7 +234,11 @@ func (s *server) generateBlockChecked(script []byte, txs []*wire.MsgTx, submit b
 	}
 	tip := s.chain.BestSnapshot()
 	if blk.Header.PrevBlock == tip.Hash {
-		if reason := s.checkProposal(blk, tip); reason != "" {
+		reason, err := s.checkProposal(blk)
+		if err != nil {
+			return wire.Hash{}, nil, err
+		}
+		if reason != "" {
 			return wire.Hash{}, nil, rpc.Errorf(rpc.ErrVerify, "TestBlockValidity failed: %s", reason)
 		}
 	}
