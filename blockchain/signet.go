@@ -48,7 +48,7 @@ func CheckSignetBlockSolution(challenge []byte, block *wire.MsgBlock) error {
 			solution = data[4:]
 			data = data[:4]
 		}
-		modified = appendPush(modified, data)
+		modified = txscript.AppendPush(modified, data)
 	}
 	var sigScript []byte
 	var witness [][]byte
@@ -77,7 +77,7 @@ func CheckSignetBlockSolution(challenge []byte, block *wire.MsgBlock) error {
 	hdr = append(hdr, block.Header.PrevBlock[:]...)
 	hdr = append(hdr, root[:]...)
 	hdr = binaryAppendU32(hdr, block.Header.Timestamp)
-	toSpendSig := appendPush([]byte{op0}, hdr)
+	toSpendSig := txscript.AppendPush([]byte{op0}, hdr)
 	toSpend := &wire.MsgTx{
 		Version:  0,
 		TxIn:     []wire.TxIn{{PreviousOutPoint: wire.OutPoint{Index: wire.MaxPrevOutIndex}, SignatureScript: toSpendSig}},
@@ -129,23 +129,6 @@ func parseSignetSolution(b []byte) ([]byte, [][]byte, bool) {
 		wit = append(wit, item)
 	}
 	return sig, wit, len(b) == 0
-}
-
-// appendPush appends a push of data encoded by its length alone, as
-// Core's CScript << vector does.
-func appendPush(dst, data []byte) []byte {
-	n := len(data)
-	switch {
-	case n < opPushData1:
-		dst = append(dst, byte(n))
-	case n <= 0xff:
-		dst = append(dst, opPushData1, byte(n))
-	case n <= 0xffff:
-		dst = append(dst, opPushData2, byte(n), byte(n>>8))
-	default:
-		dst = append(dst, opPushData4, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
-	}
-	return append(dst, data...)
 }
 
 func binaryAppendU32(dst []byte, v uint32) []byte {

@@ -68,7 +68,7 @@ func TestSignetSignedBlock(t *testing.T) {
 		sol = wire.AppendVarInt(sol, uint64(len(scriptSig)))
 		sol = append(sol, scriptSig...)
 		sol = append(sol, 0) // empty witness stack
-		commit.PkScript = appendPush(append([]byte(nil), base...), sol)
+		commit.PkScript = txscript.AppendPush(append([]byte(nil), base...), sol)
 		b.Rehash(e)
 	}
 	good := b.NextBlock(nil, nil, nil)

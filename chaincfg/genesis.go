@@ -3,6 +3,7 @@ package chaincfg
 import (
 	"encoding/hex"
 
+	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -24,35 +25,18 @@ const (
 
 	// genesisReward is the 50 BTC every genesis coinbase pays.
 	genesisReward = 50 * 100_000_000
-
-	opCheckSig  = 0xac
-	opPushData1 = 0x4c
 )
-
-// appendPush appends a minimal data push of data to script, as Core's
-// CScript operator<< emits it for the sizes genesis scripts use.
-func appendPush(script, data []byte) []byte {
-	switch {
-	case len(data) < opPushData1:
-		script = append(script, byte(len(data)))
-	case len(data) <= 0xff:
-		script = append(script, opPushData1, byte(len(data)))
-	default:
-		panic("chaincfg: genesis push too large")
-	}
-	return append(script, data...)
-}
 
 // genesisCoinbase builds a genesis coinbase: the scriptSig pushes the
 // difficulty-1 bits (0x1d00ffff as a 4-byte number), the number 4, and the
 // timestamp text; the single output pays the reward to a bare pubkey.
 func genesisCoinbase(timestamp string, pubKey []byte) *wire.MsgTx {
-	sig := appendPush(nil, []byte{0xff, 0xff, 0x00, 0x1d})
-	sig = appendPush(sig, []byte{0x04})
-	sig = appendPush(sig, []byte(timestamp))
+	sig := txscript.AppendPush(nil, []byte{0xff, 0xff, 0x00, 0x1d})
+	sig = txscript.AppendPush(sig, []byte{0x04})
+	sig = txscript.AppendPush(sig, []byte(timestamp))
 
-	pk := appendPush(nil, pubKey)
-	pk = append(pk, opCheckSig)
+	pk := txscript.AppendPush(nil, pubKey)
+	pk = append(pk, txscript.OP_CHECKSIG)
 
 	return &wire.MsgTx{
 		Version: 1,

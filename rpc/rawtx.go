@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -325,23 +326,7 @@ func parseOutputs(raw json.RawMessage, net *NetParams) ([]wire.TxOut, error) {
 // nullDataScript is OP_RETURN followed by one minimal push of data.
 func nullDataScript(data []byte) []byte {
 	s := []byte{opReturn}
-	return appendPush(s, data)
-}
-
-// appendPush appends a minimal push of data (as CScript << vector).
-func appendPush(s, data []byte) []byte {
-	n := len(data)
-	switch {
-	case n < opPushData1:
-		s = append(s, byte(n))
-	case n <= 0xff:
-		s = append(s, opPushData1, byte(n))
-	case n <= 0xffff:
-		s = append(s, opPushData2, byte(n), byte(n>>8))
-	default:
-		s = append(s, opPushData4, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
-	}
-	return append(s, data...)
+	return txscript.AppendPush(s, data)
 }
 
 func handleCombineRawTransaction(s *Server, p *Params) (any, error) {

@@ -478,7 +478,7 @@ func pushAll(items [][]byte) []byte {
 		// signer solves pushes one; keep the bytes anyway.
 		var raw []byte
 		for _, it := range items {
-			raw = appendPush(raw, it)
+			raw = txscript.AppendPush(raw, it)
 		}
 		return raw
 	}

@@ -152,6 +152,13 @@ func appendPushPrefix(dst []byte, n int) []byte {
 	return append(dst, OP_PUSHDATA4, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
 }
 
+// AppendPush appends data to script as one push encoded by its length
+// alone (Core's CScript << vector): a direct push below 76 bytes, else the
+// smallest OP_PUSHDATA that holds the length.
+func AppendPush(script, data []byte) []byte {
+	return append(appendPushPrefix(script, len(data)), data...)
+}
+
 // isCanonicalSinglePush reports whether script is exactly CScript() << data.
 func isCanonicalSinglePush(script, data []byte) bool {
 	var pre [5]byte

@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/binary"
-	"math/big"
 	"os"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -15,7 +15,7 @@ import (
 // equivalent work (2,016 regtest blocks) below the best header, whatever
 // the assumed-valid block. It returns the new tip.
 func writeTail(path string, last *wire.BlockHeader, height, n int) (wire.Hash, error) {
-	target := compactToBig(last.Bits)
+	target := chaincfg.CompactToBig(last.Bits)
 	prev := last.BlockHash()
 	ts := last.Timestamp
 	var buf []byte
@@ -51,14 +51,4 @@ func writeTail(path string, last *wire.BlockHeader, height, n int) (wire.Hash, e
 		binary.LittleEndian.PutUint32(buf[start+4:], uint32(len(buf)-start-8))
 	}
 	return prev, os.WriteFile(path, buf, 0o644)
-}
-
-// compactToBig expands a header's compact difficulty target.
-func compactToBig(bits uint32) *big.Int {
-	mant := big.NewInt(int64(bits & 0x007fffff))
-	exp := uint(bits >> 24)
-	if exp <= 3 {
-		return mant.Rsh(mant, 8*(3-exp))
-	}
-	return mant.Lsh(mant, 8*(exp-3))
 }

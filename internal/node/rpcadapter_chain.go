@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"slices"
@@ -108,9 +109,9 @@ func feeRatePercentiles(scores [][2]int64, totalWeight int64) [5]int64 {
 	}
 	slices.SortFunc(scores, func(a, b [2]int64) int {
 		if a[0] != b[0] {
-			return cmpInt(a[0], b[0])
+			return cmp.Compare(a[0], b[0])
 		}
-		return cmpInt(a[1], b[1])
+		return cmp.Compare(a[1], b[1])
 	})
 	tw := float64(totalWeight)
 	bounds := [5]float64{tw / 10, tw / 4, tw / 2, tw * 3 / 4, tw * 9 / 10}
@@ -126,16 +127,6 @@ func feeRatePercentiles(scores [][2]int64, totalWeight int64) [5]int64 {
 		out[next] = scores[len(scores)-1][0]
 	}
 	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // blockStats computes every getblockstats statistic as bitcoind does
