@@ -77,11 +77,3 @@ func nextRequiredBits(p *chaincfg.Params, prev *blockNode, newTime int64) uint32
 	}
 	return CalcRetarget(p, base, int64(first.timestamp), int64(prev.timestamp))
 }
-
-// checkDifficulty is the "bad-diffbits" rule.
-func checkDifficulty(p *chaincfg.Params, prev *blockNode, bits uint32, newTime int64) error {
-	if want := nextRequiredBits(p, prev, newTime); bits != want {
-		return ruleError(ErrBadDiffBits, "block bits %08x, expected %08x", bits, want)
-	}
-	return nil
-}

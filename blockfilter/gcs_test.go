@@ -129,7 +129,7 @@ func TestFromBytesMalformed(t *testing.T) {
 func TestDistinctKeepsCollisions(t *testing.T) {
 	items := [][]byte{{1}, {2}, {1}, {3}, {2}}
 	const ib = 3
-	keys := []uint64{5<<ib | 0, 5<<ib | 1, 5<<ib | 2, 5<<ib | 4, 7<<ib | 3}
+	keys := []uint64{5 << ib, 5<<ib | 1, 5<<ib | 2, 5<<ib | 4, 7<<ib | 3}
 	if n := distinct(keys, items, ib); n != 3 {
 		t.Fatalf("n = %d", n)
 	}

@@ -2,7 +2,6 @@ package database
 
 import (
 	"github.com/btcnode/btcd/wire"
-	"github.com/syndtr/goleveldb/leveldb/opt"
 )
 
 // blockIndexRecordVersion is the serialization version written first in
@@ -216,6 +215,3 @@ func (b *BlockDB) ReadTx(l TxLoc, dst []byte) ([]byte, error) {
 	xorAt(&b.blk.key, dst, int64(l.Block.Offset)+int64(l.TxOffset))
 	return dst, nil
 }
-
-// syncWrite is the write option for batches that must survive power loss.
-var syncWrite = &opt.WriteOptions{Sync: true}

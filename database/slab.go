@@ -292,16 +292,6 @@ func classOf(n int) int {
 	return -1
 }
 
-// needsChunk reports whether storing n bytes would allocate a new chunk.
-func (a *arena) needsChunk(n int) bool {
-	c := classOf(n)
-	if len(a.free[c]) > 0 {
-		return false
-	}
-	cur := a.current[c]
-	return cur < 0 || a.next[c]+arenaClasses[c] > arenaChunk
-}
-
 // alloc copies b into a block and returns its reference.
 func (a *arena) alloc(b []byte) uint64 {
 	c := classOf(len(b))
