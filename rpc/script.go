@@ -7,6 +7,7 @@ import (
 
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 
+	"github.com/btcnode/btcd/internal/descriptor"
 	"github.com/btcnode/btcd/txscript"
 )
 
@@ -121,7 +122,8 @@ func nonHybridKey(k []byte) bool { return len(k) > 0 && k[0] != 6 && k[0] != 7 }
 // inferDescriptor returns the descriptor Core's InferDescriptor gives a
 // script with no extra information (with checksum): pk(), multi(), rawtr()
 // and addr() for the standard forms, raw() for the rest. inner, when
-// non-nil, is the known witness script of a P2WSH script.
+// non-nil, is the known witness script of a P2WSH script, shown as
+// wsh(<miniscript>) when it is sane miniscript.
 func inferDescriptor(script []byte, net *NetParams, inner []byte) string {
 	return addChecksum(inferDesc(script, net, inner, true))
 }
@@ -154,6 +156,9 @@ func inferDesc(script []byte, net *NetParams, inner []byte, top bool) string {
 	case typeWitnessV0SH:
 		if top && inner != nil && wshHash(inner) == [32]byte(sols[0]) {
 			if d := inferDesc(inner, net, nil, false); d != "" {
+				return "wsh(" + d + ")"
+			}
+			if d, ok := descriptor.InferMiniscript(inner); ok {
 				return "wsh(" + d + ")"
 			}
 		}

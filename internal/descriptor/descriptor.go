@@ -142,6 +142,14 @@ func (n *node) isRange() bool {
 // write appends n's text and reports whether a private key was written.
 func (n *node) write(b *strings.Builder, net *Network, private bool) bool {
 	wrote := false
+	if n.kind == kindMiniscript {
+		n.ms.write(b, false, func(i int) string {
+			var kb strings.Builder
+			wrote = n.keys[i].write(&kb, net, private) || wrote
+			return kb.String()
+		})
+		return wrote
+	}
 	b.WriteString(kindNames[n.kind])
 	b.WriteByte('(')
 	switch n.kind {

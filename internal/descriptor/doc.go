@@ -2,8 +2,10 @@
 // descriptors the way Bitcoin Core 30 does: the language of BIP380 to BIP386
 // (checksums, key expressions with BIP32 derivation, pk, pkh, wpkh, sh, wsh,
 // multi, sortedmulti, combo, raw, addr, tr with script trees), Core's
-// tapscript extensions multi_a, sortedmulti_a and rawtr, and BIP389
-// multipath key expressions.
+// tapscript extensions multi_a, sortedmulti_a and rawtr, BIP389
+// multipath key expressions, and BIP379 miniscript inside wsh() and in
+// tr() leaves, with Core's sanity checks and its inference of miniscript
+// from witness scripts and leaves.
 //
 // Descriptors reach this package from RPC callers, so it treats its input as
 // hostile: inputs are bounded in length, derivation paths and script trees in
@@ -23,4 +25,7 @@
 //   - expand.go: output scripts for a derivation index.
 //   - infer.go: descriptors inferred back from scripts, as scantxoutset
 //     reports them.
+//   - miniscript.go: miniscript nodes, their type system, resource counts
+//     and scripts; miniscript_parse.go reads the text form and applies
+//     Core's sanity checks; miniscript_decode.go reads scripts back.
 package descriptor

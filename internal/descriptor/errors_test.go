@@ -33,7 +33,7 @@ func TestParseErrors(t *testing.T) {
 		"sh(foo)":                                       "A function is needed within P2SH",
 		"wsh(foo)":                                      "A function is needed within P2WSH",
 		"foo(1)":                                        "'foo(1)' is not a valid descriptor function",
-		"tr(" + x + ",pkh(" + pubC + "))":               "'pkh(" + pubC + ")' is not a valid descriptor function",
+		"tr(" + x + ",pkh(" + pubC + "x))":              "key '" + pubC + "x' is not valid",
 		"tr(" + x + ",multi(1," + pubC + "))":           "Can only have multi/sortedmulti at top level, in sh(), or in wsh()",
 		"multi_a(1," + x + ")":                          "Can only have multi_a/sortedmulti_a inside tr()",
 		"multi(x," + pubC + ")":                         "Multi threshold 'x' is not valid",

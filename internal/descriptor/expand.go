@@ -130,6 +130,18 @@ func (n *node) expand(pos uint32, prov *Provider) ([][]byte, error) {
 		return [][]byte{txscript.PayToWitnessScript(1, key[:])}, nil
 	case kindRawTR:
 		return [][]byte{txscript.PayToWitnessScript(1, pubs[0][1:33])}, nil
+	case kindMiniscript:
+		if n.ms.tap {
+			// Tapscript pushes x-only keys, and pk_h() hashes them:
+			// record the keys by that hash for inference.
+			xs := make([][]byte, len(pubs))
+			for i, p := range pubs {
+				xs[i] = p[1:33]
+				prov.pubkeys[txscript.Hash160(xs[i])] = p
+			}
+			pubs = xs
+		}
+		return [][]byte{n.ms.script(make([]byte, 0, n.ms.size), pubs)}, nil
 	}
 	return [][]byte{append([]byte(nil), n.script()...)}, nil
 }

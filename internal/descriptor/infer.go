@@ -74,7 +74,8 @@ func (p *Provider) addTree(output [32]byte, internal []byte, tree *tapNode) {
 // Infer returns the descriptor (with checksum) Bitcoin Core's
 // InferDescriptor gives script on net with what prov knows (prov may be
 // nil): pk(), pkh(), wpkh(), multi(), sh(), wsh(), tr() and rawtr() where
-// the keys and scripts are known, else addr() for scripts with an
+// the keys and scripts are known (witness scripts and tapscript leaves
+// that are sane miniscript as that), else addr() for scripts with an
 // address and raw() for the rest.
 func Infer(script []byte, net *Network, prov *Provider) string {
 	if prov == nil {
@@ -153,6 +154,11 @@ func inferScript(s []byte, ctx context, prov *Provider) *node {
 			if n != nil {
 				return n
 			}
+		}
+	}
+	if ctx == ctxP2WSH || ctx == ctxP2TR {
+		if n := inferMiniscript(s, ctx == ctxP2TR, prov); n != nil {
+			return n
 		}
 	}
 	if ctx != ctxTop {

@@ -64,9 +64,6 @@ type keyExpr struct {
 // isRange reports a wildcard.
 func (k *keyExpr) isRange() bool { return k.ext != nil && k.derive != deriveNone }
 
-// hasPrivate reports whether the expression carries a private key.
-func (k *keyExpr) hasPrivate() bool { return k.wif != nil || (k.ext != nil && k.ext.IsPrivate()) }
-
 // size is the serialized size of the keys it produces (Core's GetSize), for
 // the P2SH script size check.
 func (k *keyExpr) size() int {

@@ -64,9 +64,10 @@ const (
 	kindRawTR
 	kindAddr
 	kindRaw
+	kindMiniscript
 )
 
-var kindNames = [...]string{"pk", "pkh", "wpkh", "combo", "multi", "sortedmulti", "multi_a", "sortedmulti_a", "sh", "wsh", "tr", "rawtr", "addr", "raw"}
+var kindNames = [...]string{"pk", "pkh", "wpkh", "combo", "multi", "sortedmulti", "multi_a", "sortedmulti_a", "sh", "wsh", "tr", "rawtr", "addr", "raw", ""}
 
 // node is a parsed script expression. Nodes are immutable once parsed, so
 // the expansions of a multipath descriptor share their common parts.
@@ -79,6 +80,7 @@ type node struct {
 	xonly     bool // pk() inside tr(): an x-only key in the script
 	raw       []byte
 	addr      txscript.Address
+	ms        *msNode // miniscript: the expression, over keys
 }
 
 // parser holds what parsing collects across a descriptor.
@@ -234,6 +236,9 @@ func (p *parser) parseExpr(e string, ctx context) ([]*node, error) {
 		}
 		b, _ := hex.DecodeString(args)
 		return []*node{{kind: kindRaw, raw: b}}, nil
+	}
+	if nodes, ok, err := p.parseMiniscript(e, ctx); ok {
+		return nodes, err
 	}
 	switch ctx {
 	case ctxP2SH:
