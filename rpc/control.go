@@ -32,6 +32,7 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(scanBlocksMethods()...)    // scanblocks.go, descactivity.go
 	r.add(blockFromPeerMethods()...) // getblockfrompeer.go
 	r.add(dumpTxOutSetMethods()...)  // dumptxoutset.go
+	r.add(psbtMethods()...)          // psbt.go, psbt_decode.go
 	return r
 })
 

@@ -278,7 +278,7 @@ func TestRegisteredMethods(t *testing.T) {
 		"generating": {"generatetoaddress", "generateblock", "generatetodescriptor"},
 		"network":    {"addnode", "clearbanned", "disconnectnode", "getaddednodeinfo", "getconnectioncount", "getnettotals", "getnetworkinfo", "getnodeaddresses", "getpeerinfo", "listbanned", "ping", "setban", "setnetworkactive"},
 		"rawtransactions": {"getrawtransaction", "sendrawtransaction", "testmempoolaccept", "decoderawtransaction", "createrawtransaction", "combinerawtransaction", "decodescript", "submitpackage",
-			"signrawtransactionwithkey"},
+			"signrawtransactionwithkey", "createpsbt", "converttopsbt", "decodepsbt", "combinepsbt", "finalizepsbt", "utxoupdatepsbt", "joinpsbts", "analyzepsbt"},
 		"util": {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage", "getindexinfo", "deriveaddresses", "createmultisig",
 			"signmessagewithprivkey"},
 	}
