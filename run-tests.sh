@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: vet, then every package's tests (fuzz targets
-# run their seed corpus as ordinary tests), then a subset of Bitcoin Core's
-# own functional tests against the bitcoind front end (cmd/bitcoind).
+# Runs the whole test suite: gofmt, vet and staticcheck; every package's
+# tests (fuzz targets run their seed corpus as ordinary tests); the
+# packages with goroutines of their own again under the race detector; then
+# a subset of Bitcoin Core's own functional tests against the bitcoind
+# front end (cmd/bitcoind).
 # Tests that need the shared consensus vectors (../shared/vectors) or Core's
 # tests (../shared/corefunc) skip with a message when those are absent.
 set -euo pipefail
 cd "$(dirname "$0")"
+# Formatting and static analysis (staticcheck.conf says which checks).
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt: these files need formatting:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
 go vet ./...
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 go test -count=1 -timeout 20m ./...
+# The race detector over the packages with goroutines of their own.
+go test -race -short -count=1 -timeout 10m ./database/... ./blockchain/... ./peer/... ./mempool/... ./rpc/... ./zmq/...
 
 # Core's functional tests: the subset in test/corefunc-subset.txt, chosen
 # to pass and to run in a few minutes. The full suite is a documented

@@ -52,6 +52,11 @@ const (
 	// goroutine that connects blocks (the bottleneck when scripts are
 	// skipped).
 	BFSanityChecked
+	// BFForce marks a block the node itself was given (submitblock, the
+	// generate RPCs, -loadblock and reindex imports): as with Core's
+	// force_processing, it is stored even when its chain has less than the
+	// minimum chain work, which only guards against what peers send.
+	BFForce
 )
 
 // minBlocksToKeep is how far ahead of the tip an unrequested block may be.
@@ -85,6 +90,13 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock, flags BehaviorFlags) (Pr
 		return ProcessResult{}, err
 	}
 	if b.index.lookup(&block.Header.PrevBlock) == nil {
+		if flags&BFUnrequested != 0 {
+			// As Core, which keeps no block orphans: a pushed block
+			// must connect to a known header, else it is invalid
+			// (and its sender punished).
+			log.Debugf("header %v has prev block not found: %v", hash, block.Header.PrevBlock)
+			return ProcessResult{}, ruleReason(ErrPrevBlockNotFound)
+		}
 		b.orphans.add(block, hash, b.maxOrphans, clock.Now())
 		return ProcessResult{Orphan: true, OrphanRoot: b.orphans.root(hash)}, nil
 	}
@@ -105,9 +117,16 @@ func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash,
 		logAcceptFailed(err)
 		return nil, err
 	}
+	if b.lowWork.lookup(&hash) == n && flags&BFForce != 0 && flags&BFUnrequested == 0 {
+		b.storeLowWork(n)
+	}
 	if b.lowWork.lookup(&hash) == n {
 		if flags&BFUnrequested != 0 {
-			// Quietly not stored, like other unrequested low-work blocks.
+			// Quietly not stored, like other unrequested low-work
+			// blocks, and its header is forgotten: Core never takes a
+			// header without anti-DoS work from a pushed block.
+			log.Debugf("AcceptBlockHeader: not adding new block header %v, missing anti-dos proof-of-work validation", hash)
+			b.dropLowWork(n)
 			return n, nil
 		}
 		return nil, ruleError(ErrTooLittleChainWork, "block %v at height %d: its chain has less than the minimum chain work", hash, n.height)

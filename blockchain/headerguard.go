@@ -118,6 +118,36 @@ func (b *BlockChain) promoteLowWork(n *blockNode) {
 	}
 }
 
+// storeLowWork moves the buffered n and its buffered ancestors into the
+// tree, for a block that is processed whatever its chain's work.
+func (b *BlockChain) storeLowWork(n *blockNode) {
+	delete(b.lowWork.nodes, n.hash)
+	if b.lowWork.best == n {
+		b.lowWork.best = nil
+	}
+	b.promoteLowWork(n)
+	b.index.add(n)
+}
+
+// dropLowWork forgets the buffered n when no buffered header builds on it.
+func (b *BlockChain) dropLowWork(n *blockNode) {
+	lw := &b.lowWork
+	for _, x := range lw.nodes {
+		if x.parent == n {
+			return
+		}
+	}
+	delete(lw.nodes, n.hash)
+	if lw.best == n {
+		lw.best = nil
+		for _, x := range lw.nodes {
+			if lw.best == nil || x.workSum.Cmp(lw.best.workSum) > 0 {
+				lw.best = x
+			}
+		}
+	}
+}
+
 // LowWorkHeaders returns how many headers are held in the low-work buffer
 // (for tests and diagnostics).
 func (b *BlockChain) LowWorkHeaders() int {

@@ -181,3 +181,65 @@ func TestLowWorkGuardRegtest(t *testing.T) {
 		t.Fatalf("%d buffered, %d in tree", tc.chain.LowWorkHeaders(), len(tc.chain.index.nodes))
 	}
 }
+
+// TestLowWorkBlockForced: a block the node was given itself (submitblock,
+// generate) is stored and connected although its chain has less than the
+// minimum chain work, as Core's force_processing.
+func TestLowWorkBlockForced(t *testing.T) {
+	p := regtest(t)
+	tc := newTestChain(t, p, func(c *Config) { c.MinimumChainWork = workOf(p, 50) })
+	es := tc.b.MineCoinbases(3)
+	c := tc.chain
+	for i, e := range es {
+		res, err := c.ProcessBlockWithFlags(e.Block, BFForce)
+		if err != nil || !res.MainChain {
+			t.Fatalf("block %d: %+v %v", i, res, err)
+		}
+	}
+	if c.LowWorkHeaders() != 0 || len(c.index.nodes) != 4 {
+		t.Fatalf("%d buffered, %d in tree", c.LowWorkHeaders(), len(c.index.nodes))
+	}
+	tc.tipIs(es[2].Hash)
+}
+
+// TestLowWorkUnrequestedBlockForgotten: a pushed block on a chain below
+// the minimum chain work leaves neither its data nor its header behind.
+func TestLowWorkUnrequestedBlockForgotten(t *testing.T) {
+	p := regtest(t)
+	tc := newTestChain(t, p, func(c *Config) { c.MinimumChainWork = workOf(p, 50) })
+	e := tc.b.NextBlock(nil, nil, nil)
+	c := tc.chain
+	if res, err := c.ProcessBlockWithFlags(e.Block, BFUnrequested); err != nil || res.MainChain {
+		t.Fatalf("unrequested low-work block: %+v %v", res, err)
+	}
+	if c.HaveBlock(&e.Hash) || c.LowWorkHeaders() != 0 {
+		t.Fatalf("kept: data %v, %d buffered headers", c.HaveBlock(&e.Hash), c.LowWorkHeaders())
+	}
+	if _, _, ok := c.HeaderByHash(&e.Hash); ok {
+		t.Fatal("header still known")
+	}
+}
+
+// TestUnrequestedOrphanRefused: a pushed block whose parent is unknown is
+// invalid (prev-blk-not-found), as in Core, and is not kept as an orphan;
+// once its parent's header is known it is processed normally.
+func TestUnrequestedOrphanRefused(t *testing.T) {
+	tc := newTestChain(t, regtest(t), nil)
+	es := tc.b.MineCoinbases(2)
+	c := tc.chain
+	if _, err := c.ProcessBlockWithFlags(es[1].Block, BFUnrequested); !isKind(err, ErrPrevBlockNotFound) {
+		t.Fatalf("unrequested orphan: %v", err)
+	}
+	if len(c.orphans.byHash) != 0 {
+		t.Fatalf("%d orphans kept", len(c.orphans.byHash))
+	}
+	if _, _, err := c.ProcessHeaders([]wire.BlockHeader{es[0].Block.Header}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.ProcessBlockWithFlags(es[1].Block, BFUnrequested); err != nil || res.Duplicate {
+		t.Fatalf("after the parent header: %+v %v", res, err)
+	}
+	if !c.HaveBlock(&es[1].Hash) {
+		t.Fatal("block not stored")
+	}
+}

@@ -42,7 +42,9 @@ func (p *Pool) BlockConnected(block *wire.MsgBlock, height int32) {
 	if len(conflicts) > 0 {
 		p.removeSet(p.withDescendants(conflicts), removeConflict)
 	}
-	p.orphans.removeForBlock(block, txids)
+	if n := p.orphans.removeForBlock(block, txids); n > 0 {
+		log.Debugf("Erased %d orphan transaction(s) included or conflicted by block", n)
+	}
 	p.clearPrioritisationLocked(txids)
 	if len(p.reorgPending) > 0 {
 		// The end of a reorg: the last chance for what the new chain
@@ -59,20 +61,7 @@ func (p *Pool) BlockConnected(block *wire.MsgBlock, height int32) {
 	// Orphans waiting for a transaction the block confirmed may now enter.
 	var accepted []*Entry
 	for i, tx := range block.Transactions {
-		for _, or := range p.orphans.children(txids[i], len(tx.TxOut)) {
-			if _, still := p.orphans.byID[or.txid]; !still {
-				continue
-			}
-			res, err := p.acceptLocked(or.tx, AcceptOptions{})
-			if err != nil {
-				if !IsMissingInputs(err) {
-					p.orphans.remove(or)
-				}
-				continue
-			}
-			p.orphans.remove(or)
-			accepted = append(accepted, res.Entry)
-		}
+		accepted = p.tryOrphansLocked(accepted, txids[i], len(tx.TxOut))
 	}
 	accepted = p.snapshots(p.processOrphansLocked(accepted))
 	p.mu.Unlock()

@@ -43,7 +43,7 @@
 //
 // Persistence: Pool.SaveFile/LoadFile write and read our own versioned
 // mempool.dat ("BNMP", version 1; see persist.go) and
-// FeeEstimator.SaveFile/LoadFeeEstimates the estimator ("BNFE", version 1;
+// FeeEstimator.SaveFile/LoadFeeEstimates the estimator ("BNFE", version 2;
 // see feepersist.go). Corrupt files are errors of kind ErrCorruptFile and
 // leave an empty pool or estimator.
 //
@@ -56,8 +56,9 @@
 // zero-fee TRUC parent or an ephemeral-dust parent included), under the
 // package limits and package RBF (clusters of at most two, judged by the
 // feerate diagram). ProcessTransaction retries a too-cheap transaction
-// with an orphan child, or a child with a remembered too-cheap parent, as
-// Core's opportunistic one-parent-one-child relay.
+// with an orphan child, as Core's opportunistic one-parent-one-child
+// relay (a child arriving second waits as an orphan until its parent is
+// sent again).
 //
 // Fee deltas (prioritise.go, prioritisetransaction) give every entry a
 // modified fee, Entry.ModFee, which the fee floors, replacement, eviction

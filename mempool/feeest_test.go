@@ -85,12 +85,12 @@ func TestFeeEstimatorConverges(t *testing.T) {
 func TestFeeEstimatesPersistence(t *testing.T) {
 	f := NewFeeEstimator()
 	simulateFees(f, 200)
-	now := time.Unix(1_700_000_000, 0)
+	now := time.Now()
 	path := filepath.Join(t.TempDir(), "fee_estimates.dat")
-	if err := f.SaveFile(path, now); err != nil {
+	if err := f.SaveFile(path); err != nil {
 		t.Fatal(err)
 	}
-	g, err := LoadFeeEstimates(path, now.Add(time.Hour))
+	g, err := LoadFeeEstimates(path, now.Add(time.Hour), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,16 +103,33 @@ func TestFeeEstimatesPersistence(t *testing.T) {
 			}
 		}
 	}
-	// Stale.
-	if _, err := LoadFeeEstimates(path, now.Add(61*time.Hour)); !errors.Is(err, ErrStaleFile) {
+	// Stale by the file's modification time (feature_fee_estimation.py
+	// backdates it), unless stale files are accepted.
+	old := now.Add(-61 * time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadFeeEstimates(path, now, false); !errors.Is(err, ErrStaleFile) {
 		t.Fatalf("stale: %v", err)
+	}
+	if g, err := LoadFeeEstimates(path, now, true); err != nil {
+		t.Fatalf("stale file refused with acceptStale: %v", err)
+	} else if a, _ := g.EstimateSmartFee(6, false); a == 0 {
+		t.Fatal("stale file accepted but empty")
+	}
+	// Saving an unchanged estimator writes the same bytes (Core's test
+	// compares the file across flushes without blocks).
+	data1, _ := os.ReadFile(path)
+	g.SaveFile(path)
+	if data2, _ := os.ReadFile(path); string(data1) != string(data2) {
+		t.Fatal("unchanged estimator saved differently")
 	}
 	// Corrupt: a bad version byte and a truncation both fail and give an
 	// empty estimator.
 	data, _ := os.ReadFile(path)
 	for _, bad := range [][]byte{append([]byte("BNFE\x09"), data[5:]...), data[:len(data)-3], []byte("junk")} {
 		os.WriteFile(path, bad, 0o600)
-		e, err := LoadFeeEstimates(path, now)
+		e, err := LoadFeeEstimates(path, now, false)
 		if !errors.Is(err, ErrCorruptFile) {
 			t.Fatalf("corrupt file accepted: %v", err)
 		}
@@ -121,7 +138,7 @@ func TestFeeEstimatesPersistence(t *testing.T) {
 		}
 	}
 	// Missing file: empty, no error.
-	if _, err := LoadFeeEstimates(filepath.Join(t.TempDir(), "none"), now); err != nil {
+	if _, err := LoadFeeEstimates(filepath.Join(t.TempDir(), "none"), now, false); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -150,20 +167,23 @@ func TestPoolFeesReachEstimator(t *testing.T) {
 func FuzzLoadFeeEstimates(f *testing.F) {
 	e := NewFeeEstimator()
 	simulateFees(e, 30)
-	valid := e.Encode(time.Unix(1_700_000_000, 0))
+	valid := e.Encode()
 	f.Add(valid)
 	f.Add(valid[:100])
-	f.Add([]byte("BNFE\x01"))
+	// Version 1 carried an 8-byte save time after the version byte.
+	v1 := append([]byte("BNFE\x01"), make([]byte, 8)...)
+	f.Add(append(v1, valid[5:]...))
+	f.Add([]byte("BNFE\x02"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		g, saved, err := DecodeFeeEstimates(b)
+		g, err := DecodeFeeEstimates(b)
 		if err != nil {
 			if !errors.Is(err, ErrCorruptFile) {
 				t.Fatalf("error of wrong kind: %v", err)
 			}
 			return
 		}
-		if again := g.Encode(saved); string(again) != string(b) {
+		if again := g.Encode(); b[4] == feeVersion && string(again) != string(b) {
 			t.Fatal("round trip differs")
 		}
 		g.EstimateSmartFee(6, true)

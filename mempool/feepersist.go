@@ -3,17 +3,17 @@ package mempool
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"time"
 )
 
-// Fee estimates file format (our own, version 1), little-endian:
+// Fee estimates file format (our own, version 2), little-endian:
 //
 //	magic   "BNFE"     4 bytes
-//	version 0x01       1 byte
-//	saved   int64      Unix time of the save
+//	version 0x02       1 byte
 //	best, histFirst, histBest  uint32 each
 //	nb      uint32     number of buckets, then nb float64 bucket bounds
 //	3 × stats (short, medium, long):
@@ -21,12 +21,19 @@ import (
 //	    feeAvg[nb], txCtAvg[nb] float64,
 //	    confAvg[periods][nb], failAvg[periods][nb] float64
 //
+// Version 1 also held the Unix time of the save (an int64 after the
+// version byte); it is still read. Version 2 dropped it so that, as in
+// Core, saving an estimator that has not changed rewrites the same bytes,
+// and a file's age is its modification time, which is what operators
+// (and Core's tests) see and set.
+//
 // Unconfirmed-transaction tracking is not saved (the pool reloads
 // separately). A file whose bucket layout or horizons differ from ours is
 // rejected as corrupt, and the estimator then starts empty.
 const (
-	feeMagic   = "BNFE"
-	feeVersion = 1
+	feeMagic     = "BNFE"
+	feeVersion   = 2
+	feeVersionV1 = 1
 	// MaxFeeEstimatesAge is how old a saved file may be and still be used
 	// (Core's MAX_FILE_AGE, 60 hours).
 	MaxFeeEstimatesAge = 60 * time.Hour
@@ -36,7 +43,7 @@ const (
 const ErrStaleFile = ErrorKind("stale file")
 
 // Encode serializes the estimator.
-func (f *FeeEstimator) Encode(saved time.Time) []byte {
+func (f *FeeEstimator) Encode() []byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	first, best := f.historicalFirst, f.historicalBest
@@ -45,7 +52,6 @@ func (f *FeeEstimator) Encode(saved time.Time) []byte {
 	}
 	le := binary.LittleEndian
 	b := append([]byte(feeMagic), feeVersion)
-	b = le.AppendUint64(b, uint64(saved.Unix()))
 	b = le.AppendUint32(b, uint32(f.bestSeen))
 	b = le.AppendUint32(b, uint32(first))
 	b = le.AppendUint32(b, uint32(best))
@@ -125,34 +131,36 @@ func (r *floatReader) floats(dst []float64) {
 	r.b = r.b[8*len(dst):]
 }
 
-// DecodeFeeEstimates parses a fee estimates file into a new estimator. The
-// bucket layout and horizons must be exactly ours.
-func DecodeFeeEstimates(b []byte) (*FeeEstimator, time.Time, error) {
+// DecodeFeeEstimates parses a fee estimates file (version 1 or 2) into a
+// new estimator. The bucket layout and horizons must be exactly ours.
+func DecodeFeeEstimates(b []byte) (*FeeEstimator, error) {
 	if len(b) < 5 || string(b[:4]) != feeMagic {
-		return nil, time.Time{}, corrupt("bad fee estimates header")
+		return nil, corrupt("bad fee estimates header")
 	}
-	if b[4] != feeVersion {
-		return nil, time.Time{}, corrupt("unknown fee estimates version %d", b[4])
+	if b[4] != feeVersion && b[4] != feeVersionV1 {
+		return nil, corrupt("unknown fee estimates version %d", b[4])
 	}
 	r := &floatReader{b: b[5:]}
-	saved := time.Unix(int64(r.u64()), 0)
+	if b[4] == feeVersionV1 {
+		r.u64() // the time of the save, now taken from the file
+	}
 	best, first, hbest := r.u32(), r.u32(), r.u32()
 	nb := r.u32()
 	ref := NewFeeEstimator()
 	if r.err != nil {
-		return nil, saved, r.err
+		return nil, r.err
 	}
 	if int(nb) != len(ref.buckets) {
-		return nil, saved, corrupt("fee estimates have %d buckets, want %d", nb, len(ref.buckets))
+		return nil, corrupt("fee estimates have %d buckets, want %d", nb, len(ref.buckets))
 	}
 	buckets := make([]float64, nb)
 	r.floats(buckets)
 	if r.err != nil {
-		return nil, saved, r.err
+		return nil, r.err
 	}
 	for i := range buckets {
 		if math.Abs(buckets[i]-ref.buckets[i]) > 1e-6*ref.buckets[i] {
-			return nil, saved, corrupt("fee estimates bucket %d differs", i)
+			return nil, corrupt("fee estimates bucket %d differs", i)
 		}
 	}
 	f := ref
@@ -160,10 +168,10 @@ func DecodeFeeEstimates(b []byte) (*FeeEstimator, time.Time, error) {
 		periods, scale := r.u32(), r.u32()
 		decay := math.Float64frombits(r.u64())
 		if r.err != nil {
-			return nil, saved, r.err
+			return nil, r.err
 		}
 		if int(periods) != s.maxPeriods || int(scale) != s.scale || decay != s.decay {
-			return nil, saved, corrupt("fee estimates horizon mismatch")
+			return nil, corrupt("fee estimates horizon mismatch")
 		}
 		r.floats(s.feeAvg)
 		r.floats(s.txCtAvg)
@@ -176,25 +184,26 @@ func DecodeFeeEstimates(b []byte) (*FeeEstimator, time.Time, error) {
 		s.hasData = true
 	}
 	if r.err != nil {
-		return nil, saved, r.err
+		return nil, r.err
 	}
 	if len(r.b) != 0 {
-		return nil, saved, corrupt("%d trailing bytes in fee estimates", len(r.b))
+		return nil, corrupt("%d trailing bytes in fee estimates", len(r.b))
 	}
 	f.bestSeen = int(best)
 	f.historicalFirst, f.historicalBest = int(first), int(hbest)
-	return f, saved, nil
+	return f, nil
 }
 
 // SaveFile writes the estimator to path atomically.
-func (f *FeeEstimator) SaveFile(path string, now time.Time) error {
-	return writeFileAtomic(path, f.Encode(now))
+func (f *FeeEstimator) SaveFile(path string) error {
+	return writeFileAtomic(path, f.Encode())
 }
 
 // LoadFeeEstimates reads path. A missing file gives an empty estimator
-// and no error; a corrupt or stale file gives an empty estimator and the
-// error (so the caller can log it and carry on).
-func LoadFeeEstimates(path string, now time.Time) (*FeeEstimator, error) {
+// and no error; a corrupt file, or unless acceptStale is set one last
+// modified more than MaxFeeEstimatesAge before now, gives an empty
+// estimator and the error (so the caller can log it and carry on).
+func LoadFeeEstimates(path string, now time.Time, acceptStale bool) (*FeeEstimator, error) {
 	fh, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return NewFeeEstimator(), nil
@@ -203,16 +212,17 @@ func LoadFeeEstimates(path string, now time.Time) (*FeeEstimator, error) {
 		return NewFeeEstimator(), err
 	}
 	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && !acceptStale && now.Sub(st.ModTime()) > MaxFeeEstimatesAge {
+		return NewFeeEstimator(), fmt.Errorf("%w: last written %v ago, more than %v", ErrStaleFile,
+			now.Sub(st.ModTime()).Round(time.Hour), MaxFeeEstimatesAge)
+	}
 	var buf bytes.Buffer
 	if _, err := io.Copy(&buf, io.LimitReader(fh, 64<<20)); err != nil {
 		return NewFeeEstimator(), err
 	}
-	f, saved, err := DecodeFeeEstimates(buf.Bytes())
+	f, err := DecodeFeeEstimates(buf.Bytes())
 	if err != nil {
 		return NewFeeEstimator(), err
-	}
-	if now.Sub(saved) > MaxFeeEstimatesAge {
-		return NewFeeEstimator(), ErrStaleFile
 	}
 	return f, nil
 }

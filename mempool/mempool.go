@@ -47,6 +47,10 @@ type Config struct {
 	// its removal took. It runs with the pool lock held, so it must not
 	// call back into the pool: the ZMQ publisher only queues a message.
 	OnRemove func(txid wire.Hash, sequence uint64)
+	// OnOrphanRejected, when set, is told (without the pool lock held)
+	// of every orphan refused for a reason other than missing inputs
+	// once its parents arrived: the hook that punishes its sender.
+	OnOrphanRejected func(r RejectedOrphan)
 	// Now is the clock (the node clock, clock.Now, when nil).
 	Now func() time.Time
 }
@@ -148,8 +152,12 @@ type Pool struct {
 	oldest time.Time
 
 	orphans orphanPool
-	est     *FeeEstimator
-	coinBuf []Coin
+	// rejMu guards orphanRejects, the orphan rejections waiting to be
+	// delivered once the pool lock is released.
+	rejMu         sync.Mutex
+	orphanRejects []RejectedOrphan
+	est           *FeeEstimator
+	coinBuf       []Coin
 
 	// deltas are the prioritisetransaction fee deltas by txid, kept for
 	// transactions not (yet) in the pool too.

@@ -190,7 +190,7 @@ func TestTRUC(t *testing.T) {
 }
 
 func TestOrphans(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newHarness(t, func(c *Config) { c.Orphans.MaxPerPeer = 25 })
 	parent := spend([]wire.OutPoint{h.coin(100_000)}, 99_000)
 	child := spend([]wire.OutPoint{outpoint(parent, 0)}, 98_000)
 	grand := spend([]wire.OutPoint{outpoint(child, 0)}, 97_000)

@@ -19,20 +19,22 @@ type OrphanLimits struct {
 	// MaxTotalWeight bounds the summed weight of all orphans.
 	MaxTotalWeight int64
 	// MaxPerPeer is one peer's share of MaxCount; a peer over its share
-	// loses its own oldest orphan first.
+	// loses its own oldest orphan first. Whatever the share, a full pool
+	// evicts from the peer holding the most orphans.
 	MaxPerPeer int
 	// Expiry is how long an orphan waits for its parents (20 minutes).
 	Expiry time.Duration
 }
 
-// DefaultOrphanLimits returns Core's 100 orphans and 20-minute expiry, a
-// total weight of ten maximum-size standard transactions (4 MWU) and a
-// quarter of the count per peer.
+// DefaultOrphanLimits returns Core's 100 orphans and 20-minute expiry and
+// a total weight of ten maximum-size standard transactions (4 MWU). One
+// peer may fill the pool, as in Core (whose functional tests send 100
+// orphans from one peer); a full pool evicts that peer's orphans first.
 func DefaultOrphanLimits() OrphanLimits {
 	return OrphanLimits{
 		MaxCount:       100,
 		MaxTotalWeight: 10 * MaxStandardTxWeight,
-		MaxPerPeer:     25,
+		MaxPerPeer:     100,
 		Expiry:         20 * time.Minute,
 	}
 }
@@ -130,16 +132,31 @@ func (o *orphanPool) remove(or *orphan) {
 }
 
 // limit expires old orphans (every sweep interval) and evicts until the
-// count, weight and per-peer limits hold.
+// count, weight and per-peer limits hold. Both are logged in Core's words,
+// which its functional tests wait for.
 func (o *orphanPool) limit(now time.Time) {
 	if !now.Before(o.nextSweep) {
+		expired := 0
 		for _, or := range o.byID {
 			if now.After(or.expires) {
 				o.remove(or)
+				expired++
 			}
 		}
 		o.nextSweep = now.Add(orphanSweepInterval)
+		if expired > 0 {
+			log.Debugf("Erased %d orphan tx due to expiration", expired)
+		}
 	}
+	if n := o.evict(); n > 0 {
+		log.Debugf("orphanage overflow, removed %d tx", n)
+	}
+}
+
+// evict removes orphans until the count, weight and per-peer limits hold
+// and returns how many it removed.
+func (o *orphanPool) evict() int {
+	evicted := 0
 	for len(o.byID) > 0 {
 		var heavy PeerID
 		most := 0
@@ -149,7 +166,7 @@ func (o *orphanPool) limit(now time.Time) {
 			}
 		}
 		if len(o.byID) <= o.lim.MaxCount && o.weight <= o.lim.MaxTotalWeight && most <= o.lim.MaxPerPeer {
-			return
+			break
 		}
 		var oldest *orphan
 		for _, or := range o.byID {
@@ -158,7 +175,9 @@ func (o *orphanPool) limit(now time.Time) {
 			}
 		}
 		o.remove(oldest)
+		evicted++
 	}
+	return evicted
 }
 
 // children returns the orphans spending an output of txid (outputs
@@ -185,18 +204,23 @@ func containsOrphan(s []*orphan, x *orphan) bool {
 }
 
 // removeForBlock drops orphans that the block confirms or that spend an
-// output the block spends (they can never be valid).
-func (o *orphanPool) removeForBlock(block *wire.MsgBlock, txids []wire.Hash) {
+// output the block spends (they can never be valid) and returns how many
+// it dropped.
+func (o *orphanPool) removeForBlock(block *wire.MsgBlock, txids []wire.Hash) int {
+	n := 0
 	for i, tx := range block.Transactions {
 		if or, ok := o.byID[txids[i]]; ok {
 			o.remove(or)
+			n++
 		}
 		for j := range tx.TxIn {
 			for _, or := range append([]*orphan(nil), o.byPrev[tx.TxIn[j].PreviousOutPoint]...) {
 				o.remove(or)
+				n++
 			}
 		}
 	}
+	return n
 }
 
 // ProcessTransaction accepts tx from peer; when its inputs are missing and
@@ -206,20 +230,18 @@ func (o *orphanPool) removeForBlock(block *wire.MsgBlock, txids []wire.Hash) {
 // announced through Config.OnAccept.
 //
 // A transaction too low in fee rate on its own is tried again as a
-// package with a child that pays for it (opportunistic one-parent-one-
-// child relay): with an orphan child already held, or, while it is
-// remembered, with a child that arrives later. Either way the package's
-// entries are returned as accepted and err is nil.
+// package with an orphan child held that pays for it (opportunistic
+// one-parent-one-child relay); the package's entries are then returned as
+// accepted and err is nil. A child arriving after such a parent is kept as
+// an orphan, and the parent must be sent again (as in Core, the node asks
+// the child's sender for it).
 func (p *Pool) ProcessTransaction(tx *wire.MsgTx, peer PeerID, allowOrphans bool) (accepted []*Entry, orphaned bool, err error) {
 	p.mu.Lock()
 	res, err := p.acceptLocked(tx, AcceptOptions{})
 	if err != nil {
 		var pkg []*Entry
-		switch {
-		case errors.Is(err, ErrReconsiderable):
+		if errors.Is(err, ErrReconsiderable) {
 			pkg = p.parentWithOrphanLocked(tx, peer)
-		case IsMissingInputs(err):
-			pkg = p.childWithRejectedParentLocked(tx)
 		}
 		if pkg != nil {
 			accepted = p.snapshots(p.processOrphansLocked(pkg))
@@ -234,6 +256,8 @@ func (p *Pool) ProcessTransaction(tx *wire.MsgTx, peer PeerID, allowOrphans bool
 			}
 		}
 		p.mu.Unlock()
+		// A failed package may have shown the orphan child invalid.
+		p.reportOrphanRejects()
 		return nil, orphaned, err
 	}
 	accepted = append(accepted, res.Entry)
@@ -248,22 +272,76 @@ func (p *Pool) ProcessTransaction(tx *wire.MsgTx, peer PeerID, allowOrphans bool
 func (p *Pool) processOrphansLocked(accepted []*Entry) []*Entry {
 	for i := 0; i < len(accepted); i++ {
 		parent := accepted[i]
-		for _, or := range p.orphans.children(parent.TxID, len(parent.Tx.TxOut)) {
-			if _, still := p.orphans.byID[or.txid]; !still {
-				continue
-			}
-			res, err := p.acceptLocked(or.tx, AcceptOptions{})
-			if err != nil {
-				if !IsMissingInputs(err) {
-					p.orphans.remove(or)
-				}
-				continue
-			}
-			p.orphans.remove(or)
-			accepted = append(accepted, res.Entry)
-		}
+		accepted = p.tryOrphansLocked(accepted, parent.TxID, len(parent.Tx.TxOut))
 	}
 	return accepted
+}
+
+// tryOrphansLocked tries the orphans spending the first n outputs of
+// txid, appending those that enter the pool to accepted. An orphan
+// refused for any reason but still-missing inputs leaves the orphan pool
+// and is reported through Config.OnOrphanRejected, so the peer that sent
+// it can be held to account as if it had sent it with its parents.
+func (p *Pool) tryOrphansLocked(accepted []*Entry, txid wire.Hash, n int) []*Entry {
+	for _, or := range p.orphans.children(txid, n) {
+		if _, still := p.orphans.byID[or.txid]; !still {
+			continue
+		}
+		res, err := p.acceptLocked(or.tx, AcceptOptions{})
+		if err != nil {
+			if !IsMissingInputs(err) {
+				p.orphans.remove(or)
+				p.queueOrphanReject(RejectedOrphan{Tx: or.tx, TxID: or.txid, WTxID: or.wtxid, From: or.peer, Err: err})
+			}
+			continue
+		}
+		p.orphans.remove(or)
+		accepted = append(accepted, res.Entry)
+	}
+	return accepted
+}
+
+// RejectedOrphan is an orphan found unacceptable once its parents
+// arrived.
+type RejectedOrphan struct {
+	Tx    *wire.MsgTx
+	TxID  wire.Hash
+	WTxID wire.Hash
+	// From is the peer that sent it.
+	From PeerID
+	// Err is why it was refused, as from ProcessTransaction.
+	Err error
+}
+
+// maxPendingOrphanRejects bounds the rejections waiting for delivery; a
+// pool holds at most a few hundred orphans, so this is never reached
+// unless no one delivers them.
+const maxPendingOrphanRejects = 1024
+
+func (p *Pool) queueOrphanReject(r RejectedOrphan) {
+	if p.cfg.OnOrphanRejected == nil {
+		return
+	}
+	p.rejMu.Lock()
+	if len(p.orphanRejects) < maxPendingOrphanRejects {
+		p.orphanRejects = append(p.orphanRejects, r)
+	}
+	p.rejMu.Unlock()
+}
+
+// reportOrphanRejects delivers the queued rejections; it runs without the
+// pool lock, so the hook may call back into the pool.
+func (p *Pool) reportOrphanRejects() {
+	if p.cfg.OnOrphanRejected == nil {
+		return
+	}
+	p.rejMu.Lock()
+	list := p.orphanRejects
+	p.orphanRejects = nil
+	p.rejMu.Unlock()
+	for _, r := range list {
+		p.cfg.OnOrphanRejected(r)
+	}
 }
 
 // snapshots replaces live entries by snapshots, in place, for handing out
@@ -279,7 +357,10 @@ func (p *Pool) snapshots(es []*Entry) []*Entry {
 	return es
 }
 
+// announce hands accepted entries to Config.OnAccept and delivers the
+// orphan rejections their acceptance caused; call it without the lock.
 func (p *Pool) announce(entries []*Entry) {
+	p.reportOrphanRejects()
 	if p.cfg.OnAccept == nil {
 		return
 	}
@@ -381,6 +462,16 @@ func (p *Pool) AddOrphanAnnouncer(h wire.Hash, peer PeerID) bool {
 		}
 		or.addAnnouncer(peer)
 		return true
+	}
+	return false
+}
+
+// announcedBy reports whether peer sent or announced the orphan.
+func (or *orphan) announcedBy(peer PeerID) bool {
+	for _, f := range or.from {
+		if f == peer {
+			return true
+		}
 	}
 	return false
 }

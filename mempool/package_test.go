@@ -305,11 +305,8 @@ func TestAcceptPackageMaxFeeRate(t *testing.T) {
 
 func TestAcceptPackageTrimmedAtTheEnd(t *testing.T) {
 	h := newHarness(t, nil)
-	var fill []*wire.MsgTx
 	for i := 0; i < 5; i++ {
-		tx := spend([]wire.OutPoint{h.coin(100_000)}, 90_000)
-		h.mustAccept(tx)
-		fill = append(fill, tx)
+		h.mustAccept(spend([]wire.OutPoint{h.coin(100_000)}, 90_000))
 	}
 	h.pool.cfg.MaxMempoolBytes = h.pool.Usage() + 100
 	parent := v3(spend([]wire.OutPoint{h.coin(100_000)}, 100_000))

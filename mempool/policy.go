@@ -391,15 +391,3 @@ func sigOpCost(tx *wire.MsgTx, coins []Coin) int64 {
 	}
 	return cost
 }
-
-// legacySigOpCost is the part of sigOpCost that needs no spent coins.
-func legacySigOpCost(tx *wire.MsgTx) int64 {
-	n := 0
-	for i := range tx.TxIn {
-		n += sigOpCount(tx.TxIn[i].SignatureScript, false)
-	}
-	for i := range tx.TxOut {
-		n += sigOpCount(tx.TxOut[i].PkScript, false)
-	}
-	return int64(n) * wire.WitnessScaleFactor
-}

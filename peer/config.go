@@ -215,6 +215,11 @@ type MessageListeners struct {
 	// for tests and tracing.
 	OnRead  func(p *Peer, n int, msg wire.Message, err error)
 	OnWrite func(p *Peer, n int, cmd string, err error)
+
+	// OnCapture sees every message's payload as it went over the wire:
+	// received ones once their checksum is verified, sent ones once
+	// written (-capturemessages). payload is only valid during the call.
+	OnCapture func(p *Peer, sent bool, cmd string, payload []byte)
 }
 
 // Config is the configuration of a peer. The server usually builds one

@@ -97,6 +97,9 @@ func (p *Peer) readFrame() (f frame, ok bool) {
 	if p.debug() {
 		p.cfg.Log.Debugf("received: %s (%d bytes) peer=%d", hdr.Command, hdr.Length, p.id)
 	}
+	if l := p.cfg.Listeners.OnCapture; l != nil {
+		l(p, false, hdr.Command, *bp)
+	}
 	return frame{cmd: hdr.Command, buf: bp, n: n}, true
 }
 

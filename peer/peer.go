@@ -104,8 +104,11 @@ type Peer struct {
 	invMu      sync.Mutex // guards the inventory fields
 	knownInv   knownInv
 	pendingInv []wire.InvVect
-	pendingSet map[uint64]struct{} // invKey of each pending hash
-	lastInvSeq atomic.Uint64       // see LastTxInvSequence
+	// nextTrickle is the node-clock time of the next announcement
+	// trickle (zero until the first is scheduled).
+	nextTrickle time.Time
+	pendingSet  map[uint64]struct{} // invKey of each pending hash
+	lastInvSeq  atomic.Uint64       // see LastTxInvSequence
 
 	feeMu      sync.Mutex // guards the feefilter schedule (feefilter.go)
 	feeStarted bool       // afterVerAck ran: the schedule may send
@@ -321,11 +324,11 @@ func (p *Peer) ConnType() ConnType {
 }
 
 // rejectsTxs reports whether the peer may not send us transactions (Core's
-// RejectIncomingTxs): on a block-relay-only connection, and under
-// --blocksonly unless it has the relay permission. Our version message
-// tells the peer so (its relay flag).
+// RejectIncomingTxs): on a block-relay-only connection or a feeler, and
+// under --blocksonly unless it has the relay permission. Our version
+// message tells the peer so (its relay flag).
 func (p *Peer) rejectsTxs() bool {
-	return p.connType == ConnBlockRelay || (p.cfg.DisableRelayTx && !p.perms.Has(PermRelay))
+	return p.connType == ConnBlockRelay || p.connType == ConnFeeler || (p.cfg.DisableRelayTx && !p.perms.Has(PermRelay))
 }
 
 // ProtocolVersion returns the negotiated protocol version: the lower of
@@ -512,6 +515,9 @@ type StatsSnap struct {
 	AddrProcessed    uint64
 	AddrRateLimited  uint64
 	HandshakeDone    bool
+	// VersionReceived: the peer's version message has arrived, so
+	// Version, Services and StartingHeight are its own.
+	VersionReceived bool
 	// LastNewTx and LastNewBlock are when the peer last gave us a new
 	// transaction or block; zero means never (getpeerinfo's
 	// last_transaction and last_block).
@@ -553,6 +559,7 @@ func (p *Peer) Stats() StatsSnap {
 	s.Services, s.UserAgent = p.services, p.userAgent
 	if p.remoteVersion != 0 {
 		s.Version = p.remoteVersion
+		s.VersionReceived = true
 	}
 	s.TimeOffset, s.StartingHeight = p.timeOffset, p.startingHeight
 	s.RelayTx, s.WtxidRelay, s.AddrV2 = p.relayTx, p.wtxidRelay, p.addrV2

@@ -29,6 +29,9 @@ func (p *Peer) timers(now time.Time) {
 	}
 	p.maybePing(now)
 	if p.Connected() {
+		p.maybeTrickle(now)
+	}
+	if p.Connected() {
 		p.maybeSendAddr(now)
 	}
 	if p.Connected() {

@@ -93,8 +93,8 @@ func TestGetDataLogLines(t *testing.T) {
 
 // Our version's relay flag is Core's !RejectIncomingTxs: off on
 // block-relay-only connections and under --blocksonly, except to a peer
-// with the relay permission (a feeler asks for transactions like any
-// full-relay connection).
+// with the relay permission, and on feelers, which only test that the
+// address works.
 func TestVersionRelayFlag(t *testing.T) {
 	for _, tc := range []struct {
 		blocksOnly bool
@@ -103,7 +103,7 @@ func TestVersionRelayFlag(t *testing.T) {
 		relay      bool
 	}{
 		{false, "", 0, true},
-		{false, ConnFeeler, 0, true},
+		{false, ConnFeeler, 0, false},
 		{false, ConnBlockRelay, PermRelay, false},
 		{true, "", 0, false},
 		{true, "", PermRelay, true},

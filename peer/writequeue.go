@@ -311,7 +311,10 @@ func (p *Peer) writeLoop() {
 	defer p.disconnect(ErrConnection)
 	tick := time.NewTicker(tickInterval)
 	defer tick.Stop()
-	trickle := time.NewTimer(p.trickleDelay())
+	// The trickle is due by the node clock, so a frozen mock time holds
+	// announcements back and moving it forward releases them, as in
+	// Core; the timer only wakes the writer when real time would.
+	trickle := time.NewTimer(p.maybeTrickle(clock.Now()))
 	defer trickle.Stop()
 	handshake := p.handshakeDone
 	for {
@@ -333,8 +336,7 @@ func (p *Peer) writeLoop() {
 		case <-clock.Changed():
 			p.timers(clock.Now())
 		case <-trickle.C:
-			p.flushInventory()
-			trickle.Reset(p.trickleDelay())
+			trickle.Reset(p.maybeTrickle(clock.Now()))
 		}
 	}
 }
@@ -351,6 +353,9 @@ func (p *Peer) write(m outMsg) bool {
 	}
 	if l := p.cfg.Listeners.OnWrite; l != nil {
 		l(p, n, m.cmd, err)
+	}
+	if l := p.cfg.Listeners.OnCapture; l != nil && err == nil && len(buf) >= wire.MessageHeaderSize {
+		l(p, true, m.cmd, buf[wire.MessageHeaderSize:])
 	}
 	size := len(buf)
 	wire.PutBuffer(m.buf)
@@ -500,17 +505,53 @@ func NewTrickleClock(mean time.Duration) *TrickleClock {
 func (c *TrickleClock) nextAfter(now time.Time) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.next.After(now) {
+	// The second case is a clock moved back (mock time).
+	if !c.next.After(now) || c.next.Sub(now) > 10*c.mean {
 		c.next = now.Add(poissonDelay(c.mean))
 	}
 	return c.next
 }
 
-// trickleDelay is how long the writer waits before the next announcement.
-func (p *Peer) trickleDelay() time.Duration {
+// nextTrickleAfter returns the time of the announcement after now.
+func (p *Peer) nextTrickleAfter(now time.Time) time.Time {
 	if p.inbound && p.cfg.InboundTrickle != nil {
-		now := time.Now()
-		return p.cfg.InboundTrickle.nextAfter(now).Sub(now)
+		return p.cfg.InboundTrickle.nextAfter(now)
 	}
-	return poissonDelay(p.cfg.TrickleInterval)
+	return now.Add(poissonDelay(p.cfg.TrickleInterval))
+}
+
+// minTrickleWait bounds how often a writer wakes for a trickle that the
+// node clock says is not due yet.
+const minTrickleWait = 5 * time.Millisecond
+
+// maybeTrickle sends the pending announcements when the trickle is due at
+// now (node clock), scheduling the next one, and returns how long in real
+// time until the next is due. It runs on both of the peer's goroutines
+// (timers), so a clock jump takes effect before the next message read is
+// answered.
+func (p *Peer) maybeTrickle(now time.Time) time.Duration {
+	p.invMu.Lock()
+	next := p.nextTrickle
+	// A clock moved far back would hold announcements for as long.
+	stale := next.Sub(now) > 10*max(p.cfg.TrickleInterval, DefaultInboundTrickle)
+	if next.IsZero() || stale {
+		next = p.nextTrickleAfter(now)
+		p.nextTrickle = next
+	}
+	due := !now.Before(next)
+	if due {
+		next = p.nextTrickleAfter(now)
+		p.nextTrickle = next
+	}
+	p.invMu.Unlock()
+	// As Core, a noban peer is told at every chance, whatever the
+	// schedule (and the mock clock) says.
+	noban := p.perms.Has(PermNoBan)
+	if due || noban {
+		p.flushInventory()
+	}
+	if noban {
+		return tickInterval
+	}
+	return max(next.Sub(now), minTrickleWait)
 }

@@ -109,7 +109,9 @@ For full specification, see BIPs 22, 23, 9, and 145.`,
 					return nil, NewError(ErrDeserialization, "Block decode failed")
 				}
 				b := decodeHex(h)
-				if n, err := blk.Decode(b); err != nil || n != len(b) {
+				// As bitcoind's DecodeHexBlk, bytes after the block are
+				// ignored.
+				if _, err := blk.Decode(b); err != nil {
 					return nil, NewError(ErrDeserialization, "Block decode failed")
 				}
 				// As Core 30, a block without a leading coinbase is
@@ -264,7 +266,7 @@ func handleGenerateBlock(s *Server, p *Params) (any, error) {
 		}
 		tx, ok := decodeTxHex(h, true, true)
 		if !ok {
-			return nil, Errorf(ErrDeserialization, "Transaction decode failed: %s. Make sure the tx has at least one input.", h)
+			return nil, Errorf(ErrDeserialization, "Transaction decode failed for %s. Make sure the tx has at least one input.", h)
 		}
 		txs = append(txs, tx)
 	}

@@ -105,7 +105,8 @@ To disconnect by nodeid, either set 'address' to the empty string, or call using
 				return func() (any, error) { return n.NetTotals() }
 			}, func(n *NetBackend) bool { return n.NetTotals != nil }),
 		simpleNet("getnetworkinfo", "Returns an object containing various state info regarding P2P networking.",
-			`{ "version", "subversion", "protocolversion", "localservices", "localservicesnames", "localrelay", "timeoffset", "connections", "connections_in", "connections_out", "networkactive", "networks" : [ { "name", "limited", "reachable", "proxy", "proxy_randomize_credentials" } ], "relayfee", "incrementalfee", "localaddresses" : [ { "address", "port", "score" } ], "warnings" }`,
+			`{ "version", "subversion", "protocolversion", "localservices", "localservicesnames", "localrelay", "timeoffset", "connections", "connections_in", "connections_out", "networkactive", "networks" : [ { "name", "limited", "reachable", "proxy", "proxy_randomize_credentials" } ], "relayfee", "incrementalfee", "localaddresses" : [ { "address", "port", "score" } ], "warnings" }
+networks[].name: the network's name (ipv4, ipv6, onion, i2p, cjdns)`,
 			func(n *NetBackend) func() (any, error) {
 				return func() (any, error) { return n.NetworkInfo() }
 			}, func(n *NetBackend) bool { return n.NetworkInfo != nil }),
@@ -139,7 +140,9 @@ To disconnect by nodeid, either set 'address' to the empty string, or call using
 			},
 		},
 		simpleNet("getpeerinfo", "Returns data about each connected network peer as a json array of objects.",
-			`[ { "id", "addr", "addrbind", "addrlocal", "network", "mapped_as"?, "services", "servicesnames", "relaytxes", "lastsend", "lastrecv", "last_transaction", "last_block", "bytessent", "bytesrecv", "conntime", "timeoffset", "pingtime"?, "minping"?, "pingwait"?, "version", "subver", "inbound", "bip152_hb_to", "bip152_hb_from", "startingheight", "presynced_headers", "synced_headers", "synced_blocks", "inflight", "addr_relay_enabled", "addr_processed", "addr_rate_limited", "permissions", "minfeefilter", "bytessent_per_msg", "bytesrecv_per_msg", "connection_type", "transport_protocol_type", "session_id" }, ... ]`,
+			`[ { "id", "addr", "addrbind", "addrlocal", "network", "mapped_as"?, "services", "servicesnames", "relaytxes", "lastsend", "lastrecv", "last_transaction", "last_block", "bytessent", "bytesrecv", "conntime", "timeoffset", "pingtime"?, "minping"?, "pingwait"?, "version", "subver", "inbound", "bip152_hb_to", "bip152_hb_from", "startingheight", "presynced_headers", "synced_headers", "synced_blocks", "inflight", "addr_relay_enabled", "addr_processed", "addr_rate_limited", "permissions", "minfeefilter", "bytessent_per_msg", "bytesrecv_per_msg", "connection_type", "transport_protocol_type", "session_id" }, ... ]
+network: the network the peer is reached over (ipv4, ipv6, onion, i2p, cjdns, not_publicly_routable)
+connection_type: inbound, outbound-full-relay, manual, feeler, block-relay-only or addr-fetch`,
 			func(n *NetBackend) func() (any, error) {
 				return func() (any, error) { return n.PeerInfo() }
 			}, func(n *NetBackend) bool { return n.PeerInfo != nil }),

@@ -359,6 +359,11 @@ func (s *Server) Start() error {
 		}
 		if tlsConf != nil {
 			ln = tls.NewListener(ln, tlsConf)
+		} else {
+			// As bitcoind, accept HTTP/1.1 requests without a Host
+			// header (net/http's tls.Conn checks need the bare
+			// connection, and TLS clients send one anyway).
+			ln = hostListener{ln}
 		}
 		lns = append(lns, ln)
 	}
@@ -376,8 +381,10 @@ func (s *Server) Start() error {
 		return kindErrorf(ErrListen, "%v", firstErr)
 	}
 	srv := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 30 * time.Second,
+		Handler: s,
+		// -rpcservertimeout also bounds waiting for a request's head,
+		// as libevent's timeout does for bitcoind.
+		ReadHeaderTimeout: s.cfg.IdleTimeout,
 		// Reading a maximal body over a slow link may take a while, but a
 		// client must not hold a request slot forever.
 		ReadTimeout: 5 * time.Minute,

@@ -1,92 +1,28 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/btcnode/btcd/internal/bitcoinconf"
 )
 
 // A value is one setting as bitcoind stores it: a string, or a bare
 // negation (-nofoo is false; the double negative -nofoo=0 is true).
-type value struct {
-	s       string
-	negated bool // -nofoo: false
-	boolean bool // set for -nofoo=0: true
-}
+type value = bitcoinconf.Value
 
-// isFalse reports a negation.
-func (v value) isFalse() bool { return v.negated && !v.boolean }
+// span is the values one source gave an option, in order.
+type span = bitcoinconf.Span
 
-// str returns the value as bitcoind's GetArg does: false is "0", the
-// double negative "1".
-func (v value) str() string {
-	switch {
-	case v.negated && v.boolean:
-		return "1"
-	case v.negated:
-		return "0"
-	}
-	return v.s
-}
-
-// json prints the value as bitcoind's settings do: a negation as false,
-// a double negative as true, a string quoted.
-func (v value) json() string {
-	switch {
-	case v.negated && v.boolean:
-		return "true"
-	case v.negated:
-		return "false"
-	}
-	q, _ := json.Marshal(v.s)
-	return string(q)
-}
-
-// interpretBool is bitcoind's InterpretBool: the empty string is true,
-// otherwise the number's leading integer is compared with zero.
-func interpretBool(s string) bool {
-	if s == "" {
-		return true
-	}
-	return atoi64(s) != 0
-}
-
-// atoi64 parses a leading decimal integer as C's atoll (and bitcoind's
-// LocaleIndependentAtoi) do: optional spaces and sign, digits, rest
-// ignored; no digits is 0, overflow saturates.
-func atoi64(s string) int64 {
-	s = strings.TrimLeft(s, " \t\n\r\f\v")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if strings.HasPrefix(s, "+") || strings.HasPrefix(s, "-") {
-		return 0
-	}
-	end := 0
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	if end == 0 {
-		return 0
-	}
-	n, err := strconv.ParseInt(s[:end], 10, 64)
-	if err != nil {
-		if neg {
-			return -1 << 63
-		}
-		return 1<<63 - 1
-	}
-	if neg {
-		return -n
-	}
-	return n
-}
+// interpretBool and atoi64 are bitcoind's InterpretBool and
+// LocaleIndependentAtoi.
+var (
+	interpretBool = bitcoinconf.InterpretBool
+	atoi64        = bitcoinconf.Atoi64
+)
 
 // source says where a setting came from, in bitcoind's order of
 // precedence.
@@ -98,23 +34,6 @@ const (
 	fromNetworkSection
 	fromDefaultSection
 )
-
-// span is the values one source gave an option, in order.
-type span []value
-
-// lastNegated reports whether the last value is a plain negation.
-func (s span) lastNegated() bool { return len(s) > 0 && s[len(s)-1].isFalse() }
-
-// afterNegation returns the values after the last negation: a negation
-// discards what came before it in the same source.
-func (s span) afterNegation() span {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i].isFalse() {
-			return s[i+1:]
-		}
-	}
-	return s
-}
 
 // sectionInfo records a [section] (or section.key) seen in a config file.
 type sectionInfo struct {
@@ -148,44 +67,17 @@ func newArgs() *args {
 	return &args{cmdline: map[string]span{}, rw: map[string]span{}, conf: map[string]sectionSettings{}}
 }
 
-// keyInfo is a parsed option key: [section.][no]name.
-type keyInfo struct {
-	section, name string
-	negated       bool
-}
-
-func interpretKey(key string) keyInfo {
-	var k keyInfo
-	if i := strings.IndexByte(key, '.'); i >= 0 {
-		k.section, key = key[:i], key[i+1:]
-	}
-	if strings.HasPrefix(key, "no") {
-		key, k.negated = key[2:], true
-	}
-	k.name = key
-	return k
-}
-
 // interpretValue turns a key and its optional value into a setting, with
 // bitcoind's rules for negation and for options that need a value.
-func (a *args) interpretValue(k keyInfo, val *string, o *option) (value, error) {
-	if k.negated {
-		if o.flags&disallowNegation != 0 {
-			return value{}, fmt.Errorf("Negating of -%s is meaningless and therefore forbidden", k.name)
-		}
-		if val != nil && !interpretBool(*val) {
-			a.warnings = append(a.warnings, fmt.Sprintf("Warning: parsed potentially confusing double-negative -%s=%s", k.name, *val))
-			return value{negated: true, boolean: true}, nil
-		}
-		return value{negated: true}, nil
+func (a *args) interpretValue(k bitcoinconf.Key, val *string, o *option) (value, error) {
+	if !k.Negated && val == nil && o.flags&disallowElision != 0 {
+		return value{}, fmt.Errorf("Can not set -%s with no value. Please specify value with -%s=value.", k.Name, k.Name)
 	}
-	if val == nil {
-		if o.flags&disallowElision != 0 {
-			return value{}, fmt.Errorf("Can not set -%s with no value. Please specify value with -%s=value.", k.name, k.name)
-		}
-		return value{}, nil
+	v, double, err := bitcoinconf.Interpret(k, val, o.flags&disallowNegation != 0)
+	if double {
+		a.warnings = append(a.warnings, fmt.Sprintf("Warning: parsed potentially confusing double-negative -%s=%s", k.Name, *val))
 	}
-	return value{s: *val}, nil
+	return v, err
 }
 
 // parseCommandLine reads argv (without the program name). Every argument
@@ -195,14 +87,9 @@ func (a *args) parseCommandLine(argv []string) error {
 		if !strings.HasPrefix(arg, "-") {
 			return fmt.Errorf("Command line contains unexpected token '%s', see bitcoind -h for a list of options.", arg)
 		}
-		key := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
-		var val *string
-		if i := strings.IndexByte(key, '='); i >= 0 {
-			v := key[i+1:]
-			key, val = key[:i], &v
-		}
-		k := interpretKey(key)
-		o := lookupOption(k.name)
+		key, val := bitcoinconf.SplitArg(arg)
+		k := bitcoinconf.ParseKey(key)
+		o := lookupOption(k.Name)
 		if o == nil {
 			return fmt.Errorf("Invalid parameter %s", arg)
 		}
@@ -211,95 +98,54 @@ func (a *args) parseCommandLine(argv []string) error {
 			return err
 		}
 		if o.name == "includeconf" {
-			return fmt.Errorf("-includeconf cannot be used from commandline; -includeconf=%s", v.json())
+			return fmt.Errorf("-includeconf cannot be used from commandline; -includeconf=%s", v.JSON())
 		}
 		// Section prefixes on the command line are accepted but
 		// ignored, as bitcoind does.
-		if k.section != "" {
+		if k.Section != "" {
 			continue
 		}
-		a.cmdline[k.name] = append(a.cmdline[k.name], v)
+		a.cmdline[k.Name] = append(a.cmdline[k.Name], v)
 	}
 	return nil
-}
-
-
-// confLine is one key=value of a config file, with its section.
-type confLine struct {
-	key, value string
-	line       int
-}
-
-// parseConfig splits a config file into settings, with bitcoind's syntax:
-// '#' starts a comment, [section] starts a network section, and every
-// other non-empty line is key=value.
-func parseConfig(text, file string) ([]confLine, []sectionInfo, error) {
-	var out []confLine
-	var secs []sectionInfo
-	prefix := ""
-	for n, raw := range strings.Split(text, "\n") {
-		line := n + 1
-		usedHash := false
-		if i := strings.IndexByte(raw, '#'); i >= 0 {
-			raw, usedHash = raw[:i], true
-		}
-		s := strings.Trim(raw, " \t\r\n")
-		switch {
-		case s == "":
-		case strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]"):
-			sec := s[1 : len(s)-1]
-			secs = append(secs, sectionInfo{name: sec, file: file, line: line})
-			prefix = sec + "."
-		case strings.HasPrefix(s, "-"):
-			return nil, nil, fmt.Errorf("parse error on line %d: %s, options in configuration file must be specified without leading -", line, s)
-		case strings.Contains(s, "="):
-			i := strings.IndexByte(s, '=')
-			name := prefix + strings.Trim(s[:i], " \t\r\n")
-			val := strings.Trim(s[i+1:], " \t\r\n")
-			if usedHash && strings.Contains(name, "rpcpassword") {
-				return nil, nil, fmt.Errorf("parse error on line %d, using # in rpcpassword can be ambiguous and should be avoided", line)
-			}
-			out = append(out, confLine{key: name, value: val, line: line})
-			if j := strings.LastIndexByte(name, '.'); j >= 0 && len(prefix) <= j {
-				secs = append(secs, sectionInfo{name: name[:j], file: file, line: line})
-			}
-		default:
-			msg := fmt.Sprintf("parse error on line %d: %s", line, s)
-			if strings.HasPrefix(s, "no") {
-				msg += fmt.Sprintf(", if you intended to specify a negated option, use %s=1 instead", s)
-			}
-			return nil, nil, errors.New(msg)
-		}
-	}
-	return out, secs, nil
 }
 
 // readConfigText adds a config file's settings. Keys bitcoind does not
 // know are logged and skipped, as bitcoind does.
 func (a *args) readConfigText(text, file string) error {
-	lines, secs, err := parseConfig(text, file)
+	lines, secs, err := bitcoinconf.Parse(text)
 	if err != nil {
 		return err
 	}
-	a.sections = append(a.sections, secs...)
+	for _, s := range secs {
+		a.sections = append(a.sections, sectionInfo{name: s.Name, file: file, line: s.Line})
+	}
 	for _, l := range lines {
-		k := interpretKey(l.key)
-		o := lookupOption(k.name)
+		k := bitcoinconf.ParseKey(l.Key)
+		switch {
+		case k.Name == "conf" && !k.Negated:
+			return bitcoinconf.ErrConfInFile
+		case k.Name == "reindex":
+			// Accepted, but it reindexes at every start.
+			a.warnings = append(a.warnings, "Warning: reindex=1 is set in the configuration file, which will significantly slow down startup. "+
+				"Consider removing or commenting out this option for better performance, unless there is currently a condition which makes rebuilding the indexes necessary")
+		}
+		o := lookupOption(k.Name)
 		if o == nil {
-			a.warnings = append(a.warnings, "Ignoring unknown configuration value "+l.key)
+			a.warnings = append(a.warnings, "Ignoring unknown configuration value "+l.Key)
 			continue
 		}
-		val := l.value
+		val := l.Value
 		v, err := a.interpretValue(k, &val, o)
 		if err != nil {
 			return err
 		}
-		m := a.conf[k.section]
+		m := a.conf[k.Section]
 		if m == nil {
 			m = sectionSettings{}
-			a.conf[k.section] = m
+			a.conf[k.Section] = m
 		}
-		m[k.name] = append(m[k.name], v)
+		m[k.Name] = append(m[k.Name], v)
 	}
 	return nil
 }
@@ -340,7 +186,7 @@ func (a *args) ignoreDefaultSection(o *option) bool {
 func (a *args) get(name string) (value, bool) {
 	o := lookupOption(name)
 	for _, s := range a.spans(name) {
-		if s.src == fromDefaultSection && o != nil && a.ignoreDefaultSection(o) && !s.sp.lastNegated() {
+		if s.src == fromDefaultSection && o != nil && a.ignoreDefaultSection(o) && !s.sp.LastNegated() {
 			continue
 		}
 		if len(s.sp) == 0 {
@@ -351,7 +197,7 @@ func (a *args) get(name string) (value, bool) {
 		}
 		// In config files the first assignment wins, unless the source
 		// ends in a negation.
-		if s.sp.lastNegated() {
+		if s.sp.LastNegated() {
 			return s.sp[len(s.sp)-1], true
 		}
 		return s.sp[0], true
@@ -368,7 +214,7 @@ func (a *args) isSet(name string) bool {
 // isNegated reports whether the option's effective value is a negation.
 func (a *args) isNegated(name string) bool {
 	v, ok := a.get(name)
-	return ok && v.isFalse()
+	return ok && v.IsFalse()
 }
 
 // getString returns the option's value, or def when unset.
@@ -377,34 +223,23 @@ func (a *args) getString(name, def string) string {
 	if !ok {
 		return def
 	}
-	return v.str()
+	return v.String()
 }
 
 // getBool returns the option as a boolean, or def when unset.
 func (a *args) getBool(name string, def bool) bool {
-	v, ok := a.get(name)
-	if !ok {
-		return def
+	if v, ok := a.get(name); ok {
+		return v.Bool()
 	}
-	if v.negated {
-		return v.boolean
-	}
-	return interpretBool(v.s)
+	return def
 }
 
 // getInt returns the option as an integer, or def when unset.
 func (a *args) getInt(name string, def int64) int64 {
-	v, ok := a.get(name)
-	if !ok {
-		return def
+	if v, ok := a.get(name); ok {
+		return v.Int()
 	}
-	if v.negated {
-		if v.boolean {
-			return 1
-		}
-		return 0
-	}
-	return atoi64(v.s)
+	return def
 }
 
 // getList returns every value of a repeatable option, command line first.
@@ -413,17 +248,17 @@ func (a *args) getList(name string) []string {
 	o := lookupOption(name)
 	var out []string
 	for _, s := range a.spans(name) {
-		if s.src == fromDefaultSection && o != nil && a.ignoreDefaultSection(o) && !s.sp.lastNegated() {
+		if s.src == fromDefaultSection && o != nil && a.ignoreDefaultSection(o) && !s.sp.LastNegated() {
 			continue
 		}
-		for _, v := range s.sp.afterNegation() {
-			if v.negated {
+		for _, v := range s.sp.AfterNegation() {
+			if v.Negated {
 				continue // a double negative adds no value
 			}
-			out = append(out, v.s)
+			out = append(out, v.Str)
 		}
 		for _, v := range s.sp {
-			if v.isFalse() {
+			if v.IsFalse() {
 				return out
 			}
 		}
@@ -448,7 +283,7 @@ func (a *args) unsuitableSectionOnly() []string {
 			continue
 		}
 		// A negation at the top is not "unsuitable": it disables.
-		if sp.lastNegated() {
+		if sp.LastNegated() {
 			continue
 		}
 		out = append(out, "-"+name)
@@ -477,15 +312,11 @@ func (a *args) unrecognizedSections() []sectionInfo {
 func (a *args) selectChain() (string, error) {
 	flagVal := func(name string) bool {
 		for _, s := range a.spans(name) {
-			if s.src == fromCommandLine && s.sp.lastNegated() {
+			if s.src == fromCommandLine && s.sp.LastNegated() {
 				continue
 			}
 			if len(s.sp) > 0 {
-				v := s.sp[len(s.sp)-1]
-				if v.negated {
-					return v.boolean
-				}
-				return interpretBool(v.s)
+				return s.sp[len(s.sp)-1].Bool()
 			}
 		}
 		return false
@@ -502,7 +333,7 @@ func (a *args) selectChain() (string, error) {
 	var chainArg string
 	for _, s := range a.spans("chain") {
 		if len(s.sp) > 0 {
-			chainArg = s.sp[len(s.sp)-1].str()
+			chainArg = s.sp[len(s.sp)-1].String()
 			break
 		}
 	}
@@ -580,7 +411,7 @@ func (a *args) readConfigFiles(datadir string) (confPath string, err error) {
 		for sec, n := range before {
 			if sp := a.conf[sec]["includeconf"]; len(sp) > n {
 				for _, v := range sp[n:] {
-					a.stderrLines = append(a.stderrLines, fmt.Sprintf("warning: -includeconf cannot be used from included files; ignoring -includeconf=%s", v.str()))
+					a.stderrLines = append(a.stderrLines, fmt.Sprintf("warning: -includeconf cannot be used from included files; ignoring -includeconf=%s", v.String()))
 				}
 				a.conf[sec]["includeconf"] = sp[:n]
 			}
@@ -599,13 +430,7 @@ type sectionSettings map[string]span
 
 // values lists a section's values of an option after negation.
 func (m sectionSettings) values(name string) []string {
-	var out []string
-	for _, v := range m[name].afterNegation() {
-		if !v.negated {
-			out = append(out, v.s)
-		}
-	}
-	return out
+	return m[name].Strings()
 }
 
 // absFromDataDir makes a config path absolute as bitcoind does: relative

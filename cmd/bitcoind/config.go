@@ -27,9 +27,6 @@ func hasPort(addr string) bool {
 	return err == nil
 }
 
-// defaultRPCPort is each network's RPC port.
-var defaultRPCPort = map[string]string{"main": "8332", "test": "18332", "testnet4": "48332", "signet": "38332", "regtest": "18443"}
-
 // defaultDataDir is bitcoind's: ~/.bitcoin on Unix.
 func defaultDataDir() string {
 	home, err := os.UserHomeDir()
@@ -62,6 +59,7 @@ func loadSettings(argv []string) (*args, string, string, error) {
 		return nil, "", "", err
 	}
 	a.chain = chain
+	origDatadir := datadir
 	confPath, err := a.readConfigFiles(datadir)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("Error reading configuration file: %w", err)
@@ -72,6 +70,9 @@ func loadSettings(argv []string) (*args, string, string, error) {
 			return nil, "", "", fmt.Errorf("Error reading configuration file: specified data directory \"%s\" does not exist.", a.getString("datadir", ""))
 		}
 		datadir = d
+	}
+	if err := checkIgnoredConf(a, datadir, origDatadir, confPath); err != nil {
+		return nil, "", "", err
 	}
 	if unsuitable := a.unsuitableSectionOnly(); len(unsuitable) > 0 {
 		var msgs []string
@@ -257,6 +258,10 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 		cfg.MempoolExpiry = uint64(max(a.getInt("mempoolexpiry", 336), 0))
 	}
 	cfg.PersistMempool = a.getBool("persistmempool", true)
+	cfg.AcceptStaleFeeEstimates = a.getBool("acceptstalefeeestimates", false)
+	if cfg.AcceptStaleFeeEstimates && a.chain != "regtest" {
+		return nil, fmt.Errorf("acceptstalefeeestimates is not supported on %s chain.", a.chain)
+	}
 	for _, f := range []struct {
 		name string
 		dst  *float64
@@ -381,7 +386,7 @@ func applyConnection(a *args, cfg *node.Config) error {
 	binds := a.getList("bind")
 	whitebinds := a.getList("whitebind")
 	listenDefault := true
-	if len(peers) > 0 || a.isNegated("connect") || maxConn <= 0 {
+	if len(peers) > 0 || noConnect || maxConn <= 0 {
 		listenDefault = false
 		if !a.isSet("dnsseed") {
 			b.StartupLog = append(b.StartupLog, "parameter interaction: -connect or -maxconnections=0 set -> setting -dnsseed=0")
@@ -426,13 +431,32 @@ func applyConnection(a *args, cfg *node.Config) error {
 		}
 		cfg.WhiteBinds = whitebinds
 	}
-	dnsSeedDefault := len(peers) == 0 && !a.isNegated("connect") && maxConn > 0
+	dnsSeedDefault := len(peers) == 0 && !noConnect && maxConn > 0
 	cfg.DisableDNSSeed = !a.getBool("dnsseed", dnsSeedDefault)
+	b.KeepDNSSeed = a.isSet("dnsseed") && !cfg.DisableDNSSeed
+	cfg.ForceDNSSeed = a.getBool("forcednsseed", false)
+	cfg.SeedNodes = a.getList("seednode")
+	cfg.OnlyNets = a.getList("onlynet")
+	cfg.CaptureMessages = a.getBool("capturemessages", false)
+	if len(peers) > 0 || noConnect {
+		// -connect means no other outbound connections: bitcoind says so
+		// of the options that would make some.
+		if len(cfg.SeedNodes) > 0 && len(peers) > 0 {
+			b.StartupLog = append(b.StartupLog, "-seednode is ignored when -connect is used")
+			cfg.SeedNodes = nil
+		}
+		if b.KeepDNSSeed && cfg.Proxy != "" {
+			b.StartupLog = append(b.StartupLog, "-dnsseed is ignored when -connect is used and -proxy is specified")
+		}
+	}
 	cfg.NoFixedSeeds = !a.getBool("fixedseeds", true)
 	cfg.NoDiscover = !a.getBool("discover", listen && len(a.getList("externalip")) == 0 && cfg.Proxy == "")
 	cfg.ExternalIPs = a.getList("externalip")
 	if v := a.getString("onion", ""); v != "" && !a.isNegated("onion") && v != "0" {
 		cfg.OnionProxy = v
+	}
+	if v := a.getString("i2psam", ""); v != "" && !a.isNegated("i2psam") {
+		cfg.I2PSAM = v
 	}
 	cfg.PeerBloomFilters = a.getBool("peerbloomfilters", false)
 	cfg.BlocksOnly = a.getBool("blocksonly", false)
@@ -521,10 +545,10 @@ func checkUnsupported(a *args) error {
 			continue
 		}
 		v, ok := a.get(o.name)
-		if !ok || v.isFalse() {
+		if !ok || v.IsFalse() {
 			continue
 		}
-		s := v.str()
+		s := v.String()
 		if o.off != "" && (s == o.off || (isBoolOff(o.off) && boolText(s) == o.off)) {
 			continue
 		}

@@ -114,9 +114,9 @@ func TestUnsupportedOptions(t *testing.T) {
 		}
 	}
 	for argv, want := range map[string]string{
-		"-natpmp=1":     "Invalid parameter -natpmp=1: not supported by this node",
-		"-asmap=x":      "Invalid parameter -asmap=x: not supported by this node",
-		"-onlynet=ipv4": "Invalid parameter -onlynet=ipv4: not supported by this node",
+		"-natpmp=1": "Invalid parameter -natpmp=1: not supported by this node",
+		"-asmap=x":  "Invalid parameter -asmap=x: not supported by this node",
+		"-upnp=1":   "Invalid parameter -upnp=1: not supported by this node",
 	} {
 		_, err := build(t, "", "-regtest", argv)
 		if err == nil || err.Error() != want {
@@ -225,5 +225,17 @@ func TestRPCBindNeedsAllowIP(t *testing.T) {
 		if c.warn != "" && !strings.Contains(log, c.warn) {
 			t.Errorf("%v: no warning %q in %q", c.args, c.warn, log)
 		}
+	}
+}
+
+// -i2psam is accepted and handed to the node, which reports it as the
+// i2p network's proxy.
+func TestI2PSAMOption(t *testing.T) {
+	cfg := mustBuild(t, frameworkConf, "-proxy=127.0.0.1:9050", "-i2psam=127.0.0.1:7656")
+	if cfg.I2PSAM != "127.0.0.1:7656" || cfg.Proxy != "127.0.0.1:9050" {
+		t.Errorf("i2psam %q proxy %q", cfg.I2PSAM, cfg.Proxy)
+	}
+	if cfg := mustBuild(t, frameworkConf, "-i2psam=127.0.0.1:7656", "-noi2psam"); cfg.I2PSAM != "" {
+		t.Errorf("-noi2psam left %q", cfg.I2PSAM)
 	}
 }

@@ -22,7 +22,7 @@ type disposition uint8
 
 const (
 	// mapped options change the node's configuration (config.go).
-	mapped disposition = iota
+	mapped disposition = iota //lint:ignore U1000 the zero value, which option entries leave implicit
 	// output options only shape log output or the front end's own
 	// behaviour; they are accepted and have no further effect.
 	output
@@ -116,7 +116,7 @@ var options = []option{
 	{name: "dnsseed", help: "Query for peer addresses via DNS lookup, if low on addresses (default: 1 unless -connect used or -maxconnections=0)", group: gConnection},
 	{name: "externalip", arg: "<ip>", help: "Specify your own public address", group: gConnection},
 	{name: "fixedseeds", help: "Allow fixed seeds if DNS seeds don't provide peers (default: 1)", group: gConnection},
-	{name: "forcednsseed", help: "Always query for peer addresses via DNS lookup (not supported)", group: gHidden, disp: unsupported, off: "0"},
+	{name: "forcednsseed", help: "Always query for peer addresses via DNS lookup (default: 0)", group: gConnection},
 	{name: "listen", help: "Accept connections from outside (default: 1 if no -proxy, -connect or -maxconnections=0)", group: gConnection},
 	{name: "listenonion", help: "Automatically create Tor onion service (only 0 is supported)", group: gHidden, disp: unsupported, off: "0"},
 	{name: "maxconnections", arg: "<n>", help: "Maintain at most <n> connections to peers (default: 125)", group: gConnection},
@@ -124,9 +124,9 @@ var options = []option{
 	{name: "maxsendbuffer", arg: "<n>", help: "Maximum per-connection send buffer (not supported)", group: gHidden, disp: unsupported},
 	{name: "maxuploadtarget", arg: "<n>", help: "Tries to keep outbound traffic under the given target per 24h. Limit does not apply to peers with 'download' permission or blocks created within past week. 0 = no limit (default: 0M). Optional suffix units [k|K|m|M|g|G|t|T] (default: M). Lowercase is 1000 base while uppercase is 1024 base", group: gConnection},
 	{name: "onion", arg: "<ip:port>", help: "Use separate SOCKS5 proxy to reach peers via Tor onion services, set -noonion to disable (default: -proxy)", group: gConnection},
-	{name: "i2psam", arg: "<ip:port>", help: "I2P SAM proxy (not supported)", group: gHidden, disp: unsupported},
+	{name: "i2psam", arg: "<ip:port>", help: "I2P SAM proxy address, reported by getnetworkinfo and -getinfo (the node opens no I2P connections)", group: gConnection},
 	{name: "i2pacceptincoming", help: "Whether to accept inbound I2P connections (not supported)", group: gHidden, disp: unsupported, off: "1"},
-	{name: "onlynet", arg: "<net>", help: "Make automatic outbound connections only to network <net> (not supported)", group: gHidden, disp: unsupported},
+	{name: "onlynet", arg: "<net>", help: "Make automatic outbound connections only to network <net> (ipv4, ipv6, onion, i2p, cjdns). Inbound and manual connections are not affected by this option. It can be specified multiple times to allow multiple networks.", group: gConnection, flags: networkOnly},
 	{name: "v2transport", help: "Support v2 transport (accepted; this node speaks the v1 transport only)", group: gConnection, disp: output},
 	{name: "peerbloomfilters", help: "Support filtering of blocks and transaction with bloom filters (default: 0)", group: gConnection},
 	{name: "peerblockfilters", help: "Serve compact block filters to peers per BIP 157 (default: 0)", group: gConnection},
@@ -134,7 +134,7 @@ var options = []option{
 	{name: "port", arg: "<port>", help: "Listen for connections on <port> (default: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444)", group: gConnection, flags: networkOnly},
 	{name: "proxy", arg: "<ip:port>", help: "Connect through SOCKS5 proxy, set -noproxy to disable (default: disabled)", group: gConnection, flags: disallowElision},
 	{name: "proxyrandomize", help: "Randomize credentials for every proxy connection. This enables Tor stream isolation (only 1 is supported)", group: gHidden, disp: unsupported, off: "1"},
-	{name: "seednode", arg: "<ip>", help: "Connect to a node to retrieve peer addresses, and disconnect (not supported)", group: gHidden, disp: unsupported},
+	{name: "seednode", arg: "<ip>", help: "Connect to a node to retrieve peer addresses, and disconnect. This option can be specified multiple times to connect to multiple nodes. During startup, seednodes will be tried before dnsseeds.", group: gConnection, flags: networkOnly},
 	{name: "networkactive", help: "Enable all P2P network activity (default: 1). Can be changed by the setnetworkactive RPC command", group: gConnection},
 	{name: "timeout", arg: "<n>", help: "Specify socket connection timeout in milliseconds (not supported)", group: gHidden, disp: unsupported},
 	{name: "peertimeout", arg: "<n>", help: "Specify a p2p connection timeout delay in seconds. After connecting to a peer, wait this amount of time before considering disconnection based on inactivity (minimum: 1, default: 60)", group: gDebug, flags: debugOnly},
@@ -200,7 +200,7 @@ var options = []option{
 	{name: "limitdescendantcount", arg: "<n>", help: "Do not accept transactions if any ancestor would have <n> or more in-mempool descendants (default: 25)", group: gDebug, flags: debugOnly},
 	{name: "limitdescendantsize", arg: "<n>", help: "Do not accept transactions if any ancestor would have more than <n> kilobytes of in-mempool descendants (default: 101).", group: gDebug, flags: debugOnly},
 	{name: "test", arg: "<option>", help: "Pass a test-only option (not supported)", group: gHidden, flags: debugOnly, disp: unsupported},
-	{name: "capturemessages", help: "Capture all P2P messages to disk (not supported)", group: gHidden, flags: debugOnly, disp: unsupported, off: "0"},
+	{name: "capturemessages", help: "Capture all P2P messages to disk", group: gDebug, flags: debugOnly},
 	{name: "mocktime", arg: "<n>", help: "Replace actual time with UNIX epoch time (default: 0)", group: gDebug, flags: debugOnly},
 	{name: "maxsigcachesize", arg: "<n>", help: "Limit the signature cache to <n> MiB (default: 32)", group: gDebug, flags: debugOnly},
 	{name: "maxtipage", arg: "<n>", help: "Maximum tip age in seconds to consider node in initial block download (default: 86400)", group: gDebug, flags: debugOnly},
@@ -244,7 +244,7 @@ var options = []option{
 	{name: "acceptnonstdtxn", help: "Relay and mine \"non-standard\" transactions (test networks only; default: 0)", group: gRelay, flags: debugOnly},
 	{name: "incrementalrelayfee", arg: "<amt>", help: "Fee rate (in BTC/kvB) used to define cost of relay, used for mempool limiting and replacement policy. (default: 0.00001)", group: gRelay, flags: debugOnly},
 	{name: "dustrelayfee", arg: "<amt>", help: "Fee rate (in BTC/kvB) used to define dust. (default: 0.00003)", group: gRelay, flags: debugOnly},
-	{name: "acceptstalefeeestimates", help: "Read fee estimates even if they are stale (not supported)", group: gHidden, flags: debugOnly, disp: unsupported, off: "0"},
+	{name: "acceptstalefeeestimates", help: "Read fee estimates even if they are stale (regtest only) (default: 0)", group: gDebug, flags: debugOnly},
 	{name: "bytespersigop", help: "Equivalent bytes per sigop in transactions for relay and mining (default: 20)", group: gRelay},
 	{name: "datacarrier", help: "Relay and mine data carrier transactions (default: 1)", group: gRelay},
 	{name: "datacarriersize", help: "Relay and mine transactions whose data-carrying raw scriptPubKeys in aggregate are of this size or less (default: 100000)", group: gRelay},

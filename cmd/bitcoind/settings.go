@@ -149,18 +149,18 @@ func (sf *settingsFile) apply(a *args) {
 func settingValue(raw json.RawMessage) (value, bool) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return value{s: s}, true
+		return value{Str: s}, true
 	}
 	var b bool
 	if json.Unmarshal(raw, &b) == nil {
 		if b {
-			return value{s: "1"}, true
+			return value{Str: "1"}, true
 		}
-		return value{negated: true}, true
+		return value{Negated: true}, true
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
-		return value{s: n.String()}, true
+		return value{Str: n.String()}, true
 	}
 	return value{}, false
 }
@@ -239,10 +239,10 @@ func logArgs(a *args) []string {
 	// Values print as JSON, as bitcoind's (strings quoted, a negation
 	// false).
 	show := func(name string, v value) string {
-		if secret[name] && !v.negated {
+		if secret[name] && !v.Negated {
 			return "****"
 		}
-		return v.json()
+		return v.JSON()
 	}
 	var out []string
 	for _, name := range sortedKeys(a.cmdline) {

@@ -3,8 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/btcnode/btcd/internal/bitcoinconf"
 )
 
 // Option flags, after bitcoin-cli's ArgsManager flags.
@@ -110,77 +111,16 @@ func lookupOption(name string) *option {
 
 // A setting is one value an option was given: a string, or a negation
 // (-noname, false) or double negation (-noname=0, true).
-type setting struct {
-	val     string
-	negated bool // -noname
-	truth   bool // -noname=0: a negation that means true
-}
-
-// isFalse reports a plain negation.
-func (v setting) isFalse() bool { return v.negated && !v.truth }
-
-// str is the setting as bitcoin-cli's GetArg returns it: a negation is "0"
-// and a double negation "1".
-func (v setting) str() string {
-	switch {
-	case v.negated && v.truth:
-		return "1"
-	case v.negated:
-		return "0"
-	}
-	return v.val
-}
-
-// interpretBool is bitcoin-cli's InterpretBool: an empty value is true,
-// otherwise the leading integer is compared with zero.
-func interpretBool(s string) bool {
-	return s == "" || atoi64(s) != 0
-}
-
-// atoi64 is the C-style atoll bitcoin-cli uses for integer options: leading
-// spaces and one sign, then digits; anything else ends the number, no
-// digits is 0, and overflow saturates.
-func atoi64(s string) int64 {
-	s = strings.TrimLeft(s, " \t\n\r\f\v")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	end := 0
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	n, err := strconv.ParseInt(s[:end], 10, 64)
-	if err != nil && end > 0 {
-		if neg {
-			return -1 << 63
-		}
-		return 1<<63 - 1
-	}
-	if neg {
-		return -n
-	}
-	return n
-}
+type setting = bitcoinconf.Value
 
 // span is the values one source gave an option, in order.
-type span []setting
+type span = bitcoinconf.Span
 
-// lastNegated reports whether the source's last word on the option is a
-// plain negation.
-func (s span) lastNegated() bool { return len(s) > 0 && s[len(s)-1].isFalse() }
-
-// afterNegation returns the values after the last plain negation: a
-// negation discards what came before it in the same source.
-func (s span) afterNegation() span {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i].isFalse() {
-			return s[i+1:]
-		}
-	}
-	return s
-}
+// interpretBool and atoi64 are bitcoin-cli's InterpretBool and atoll.
+var (
+	interpretBool = bitcoinconf.InterpretBool
+	atoi64        = bitcoinconf.Atoi64
+)
 
 // settings hold what the command line and config files said, and answer
 // with bitcoin-cli's precedence: forced values (-stdinrpcpass), then the
@@ -201,33 +141,11 @@ func newSettings() *settings {
 	return &settings{forced: map[string]setting{}, cmdline: map[string]span{}, conf: map[string]map[string]span{}}
 }
 
-// interpretKey splits "[section.][no]name".
-func interpretKey(key string) (section, name string, negated bool) {
-	if i := strings.IndexByte(key, '.'); i >= 0 {
-		section, key = key[:i], key[i+1:]
-	}
-	if strings.HasPrefix(key, "no") {
-		key, negated = key[2:], true
-	}
-	return section, key, negated
-}
-
 // interpretValue makes a setting of a key's value (nil when none was
 // given), with bitcoin-cli's negation rules.
-func interpretValue(name string, negated bool, val *string, o *option) (setting, error) {
-	if negated {
-		if o.flags&optNoNegation != 0 {
-			return setting{}, fmt.Errorf("Negating of -%s is meaningless and therefore forbidden", name)
-		}
-		if val != nil && !interpretBool(*val) {
-			return setting{negated: true, truth: true}, nil
-		}
-		return setting{negated: true}, nil
-	}
-	if val == nil {
-		return setting{}, nil
-	}
-	return setting{val: *val}, nil
+func interpretValue(k bitcoinconf.Key, val *string, o *option) (setting, error) {
+	v, _, err := bitcoinconf.Interpret(k, val, o.flags&optNoNegation != 0)
+	return v, err
 }
 
 // parseCommandLine reads the options in front of the method and returns
@@ -240,17 +158,11 @@ func (s *settings) parseCommandLine(argv []string) ([]string, error) {
 		if !strings.HasPrefix(arg, "-") {
 			break
 		}
-		key := arg[1:]
-		if strings.HasPrefix(key, "-") {
-			key = key[1:]
-		}
-		var val *string
-		if k, v, ok := strings.Cut(key, "="); ok {
-			key, val = k, &v
-		}
-		section, name, negated := interpretKey(key)
+		key, val := bitcoinconf.SplitArg(arg)
+		k := bitcoinconf.ParseKey(key)
+		name, negated := k.Name, k.Negated
 		o := lookupOption(name)
-		if o == nil || section != "" {
+		if o == nil || k.Section != "" {
 			return nil, fmt.Errorf("Invalid parameter %s", arg)
 		}
 		// btcctl's older "-name value" form, for options that need a
@@ -260,12 +172,12 @@ func (s *settings) parseCommandLine(argv []string) ([]string, error) {
 			v := argv[i]
 			val = &v
 		}
-		v, err := interpretValue(name, negated, val, o)
+		v, err := interpretValue(k, val, o)
 		if err != nil {
 			return nil, err
 		}
-		if name == "includeconf" && !v.isFalse() {
-			return nil, fmt.Errorf("-includeconf cannot be used from commandline; -includeconf=%s", v.str())
+		if name == "includeconf" && !v.IsFalse() {
+			return nil, fmt.Errorf("-includeconf cannot be used from commandline; -includeconf=%s", v.String())
 		}
 		if name == "rpcpass" {
 			name = "rpcpassword"
@@ -306,13 +218,13 @@ func (s *settings) get(name string) (setting, bool) {
 	for _, src := range sources {
 		// A network-only option at the top of a config file applies to
 		// mainnet only, except that a negation there still counts.
-		if src.top && networkOnly && !src.sp.lastNegated() {
+		if src.top && networkOnly && !src.sp.LastNegated() {
 			continue
 		}
-		if src.sp.lastNegated() {
+		if src.sp.LastNegated() {
 			return src.sp[len(src.sp)-1], true
 		}
-		after := src.sp.afterNegation()
+		after := src.sp.AfterNegation()
 		if len(after) == 0 {
 			continue
 		}
@@ -333,13 +245,13 @@ func (s *settings) isSet(name string) bool {
 // isNegated reports whether the effective value is a negation.
 func (s *settings) isNegated(name string) bool {
 	v, ok := s.get(name)
-	return ok && v.isFalse()
+	return ok && v.IsFalse()
 }
 
 // getString returns the option as a string, or def when unset.
 func (s *settings) getString(name, def string) string {
 	if v, ok := s.get(name); ok {
-		return v.str()
+		return v.String()
 	}
 	return def
 }
@@ -347,33 +259,23 @@ func (s *settings) getString(name, def string) string {
 // lookupString returns the option's string and whether it was set.
 func (s *settings) lookupString(name string) (string, bool) {
 	v, ok := s.get(name)
-	return v.str(), ok
+	return v.String(), ok
 }
 
 // getBool returns the option as a boolean, or def when unset.
 func (s *settings) getBool(name string, def bool) bool {
-	v, ok := s.get(name)
-	switch {
-	case !ok:
-		return def
-	case v.negated:
-		return v.truth
+	if v, ok := s.get(name); ok {
+		return v.Bool()
 	}
-	return interpretBool(v.val)
+	return def
 }
 
 // getInt returns the option as an integer, or def when unset.
 func (s *settings) getInt(name string, def int64) int64 {
-	v, ok := s.get(name)
-	switch {
-	case !ok:
-		return def
-	case v.negated && v.truth:
-		return 1
-	case v.negated:
-		return 0
+	if v, ok := s.get(name); ok {
+		return v.Int()
 	}
-	return atoi64(v.val)
+	return def
 }
 
 // chainFlag reads -regtest and the like as bitcoin-cli does when choosing
@@ -381,17 +283,11 @@ func (s *settings) getInt(name string, def int64) int64 {
 // known yet), a negation on the command line is ignored, and in the config
 // file the last value counts.
 func (s *settings) chainFlag(name string) bool {
-	value := func(v setting) bool {
-		if v.negated {
-			return v.truth
-		}
-		return interpretBool(v.val)
-	}
-	if sp := s.cmdline[name]; len(sp) > 0 && !sp.lastNegated() {
-		return value(sp[len(sp)-1])
+	if sp := s.cmdline[name]; len(sp) > 0 && !sp.LastNegated() {
+		return sp[len(sp)-1].Bool()
 	}
 	if sp := s.conf[""][name]; len(sp) > 0 {
-		return !sp.lastNegated() && value(sp[len(sp)-1])
+		return !sp.LastNegated() && sp[len(sp)-1].Bool()
 	}
 	return false
 }
@@ -415,12 +311,12 @@ func (s *settings) selectChain() (string, error) {
 	// file (first value).
 	chainArg, haveChainArg := "", false
 	if sp := s.cmdline["chain"]; len(sp) > 0 {
-		chainArg, haveChainArg = sp[len(sp)-1].str(), true
+		chainArg, haveChainArg = sp[len(sp)-1].String(), true
 	} else if sp := s.conf[""]["chain"]; len(sp) > 0 {
-		if after := sp.afterNegation(); len(after) > 0 && !sp.lastNegated() {
-			chainArg = after[0].str()
+		if after := sp.AfterNegation(); len(after) > 0 && !sp.LastNegated() {
+			chainArg = after[0].String()
 		} else {
-			chainArg = sp[len(sp)-1].str()
+			chainArg = sp[len(sp)-1].String()
 		}
 		haveChainArg = true
 	}

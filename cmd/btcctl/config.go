@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,80 +8,39 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+
+	"github.com/btcnode/btcd/internal/bitcoinconf"
 )
-
-// confLine is one key=value of a config file, with the section it is in.
-type confLine struct {
-	key, value string
-	line       int
-}
-
-// parseConfigText splits a bitcoin.conf into settings with bitcoin-cli's
-// syntax: '#' starts a comment, [section] starts a network section, every
-// other non-empty line is key=value; "section.key=value" also names a
-// section.
-func parseConfigText(text string) ([]confLine, error) {
-	var out []confLine
-	prefix := ""
-	for n, raw := range strings.Split(text, "\n") {
-		line := n + 1
-		usedHash := false
-		if i := strings.IndexByte(raw, '#'); i >= 0 {
-			raw, usedHash = raw[:i], true
-		}
-		str := strings.Trim(raw, " \t\r\n")
-		switch {
-		case str == "":
-		case strings.HasPrefix(str, "[") && strings.HasSuffix(str, "]"):
-			prefix = str[1:len(str)-1] + "."
-		case strings.HasPrefix(str, "-"):
-			return nil, fmt.Errorf("parse error on line %d: %s, options in configuration file must be specified without leading -", line, str)
-		case strings.Contains(str, "="):
-			k, v, _ := strings.Cut(str, "=")
-			name := prefix + strings.Trim(k, " \t\r\n")
-			if usedHash && strings.Contains(name, "rpcpassword") {
-				return nil, fmt.Errorf("parse error on line %d, using # in rpcpassword can be ambiguous and should be avoided", line)
-			}
-			out = append(out, confLine{key: name, value: strings.Trim(v, " \t\r\n"), line: line})
-		default:
-			msg := fmt.Sprintf("parse error on line %d: %s", line, str)
-			if strings.HasPrefix(str, "no") {
-				msg += fmt.Sprintf(", if you intended to specify a negated option, use %s=1 instead", str)
-			}
-			return nil, errors.New(msg)
-		}
-	}
-	return out, nil
-}
 
 // addConfigText adds a bitcoin.conf's settings. Keys btcctl does not know
 // (the daemon's own settings) are skipped, as bitcoin-cli does.
 func (s *settings) addConfigText(text string) error {
-	lines, err := parseConfigText(text)
+	lines, _, err := bitcoinconf.Parse(text)
 	if err != nil {
 		return err
 	}
 	for _, l := range lines {
-		section, name, negated := interpretKey(l.key)
-		if name == "conf" && !negated {
-			return errors.New("conf cannot be set in the configuration file; use includeconf= if you want to include additional config files")
+		k := bitcoinconf.ParseKey(l.Key)
+		name := k.Name
+		if name == "conf" && !k.Negated {
+			return bitcoinconf.ErrConfInFile
 		}
 		o := lookupOption(name)
 		if o == nil {
 			continue
 		}
-		val := l.value
-		v, err := interpretValue(name, negated, &val, o)
+		val := l.Value
+		v, err := interpretValue(k, &val, o)
 		if err != nil {
 			return err
 		}
 		if name == "rpcpass" {
 			name = "rpcpassword"
 		}
-		m := s.conf[section]
+		m := s.conf[k.Section]
 		if m == nil {
 			m = map[string]span{}
-			s.conf[section] = m
+			s.conf[k.Section] = m
 		}
 		m[name] = append(m[name], v)
 	}
@@ -115,20 +73,14 @@ func (s *settings) addLegacyConfigText(text string) {
 			continue
 		}
 		if name, known := legacyKeys[strings.TrimSpace(k)]; known {
-			m[name] = append(m[name], setting{val: strings.TrimSpace(v)})
+			m[name] = append(m[name], setting{Str: strings.TrimSpace(v)})
 		}
 	}
 }
 
 // includes lists a config section's includeconf files.
 func (s *settings) includes(section string) []string {
-	var out []string
-	for _, v := range s.conf[section]["includeconf"].afterNegation() {
-		if !v.negated {
-			out = append(out, v.val)
-		}
-	}
-	return out
+	return s.conf[section]["includeconf"].Strings()
 }
 
 // homeDir is the user's home directory, "." when unknown.
@@ -263,7 +215,7 @@ func loadConfig(s *settings, rest []string, warn io.Writer) (*config, error) {
 	}
 	s.chain, c.chain = chain, chain
 	// The config file may move the data directory.
-	if d, ok := s.conf[""]["datadir"]; ok && !s.onCommandLine("datadir") && len(d.afterNegation()) > 0 {
+	if d, ok := s.conf[""]["datadir"]; ok && !s.onCommandLine("datadir") && len(d.AfterNegation()) > 0 {
 		c.dataDir = absPath(s.getString("datadir", ""))
 		if !isDir(c.dataDir) {
 			return nil, &errInit{fmt.Sprintf("Error reading configuration file: specified data directory \"%s\" does not exist.", s.getString("datadir", ""))}
@@ -370,7 +322,7 @@ func (c *config) readConfigFiles(dataDirGiven bool) error {
 	for sec, n := range before {
 		if sp := s.conf[sec]["includeconf"]; len(sp) > n {
 			for _, v := range sp[n:] {
-				ignored = append(ignored, v.str())
+				ignored = append(ignored, v.String())
 			}
 			s.conf[sec]["includeconf"] = sp[:n]
 		}

@@ -130,7 +130,7 @@ func (c *cli) execute() (string, int) {
 		if err != nil {
 			return fail(err)
 		}
-		s.forced["rpcpassword"] = setting{val: pw}
+		s.forced["rpcpassword"] = setting{Str: pw}
 	}
 	if s.getBool("stdinwalletpassphrase", false) {
 		if len(args) < 1 || !strings.HasPrefix(args[0], "walletpassphrase") {

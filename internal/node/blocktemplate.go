@@ -110,6 +110,8 @@ func (s *server) miningInfo() (*rpc.MiningInfo, error) {
 		NetworkHashPS: rpc.Float(hps),
 		PooledTx:      int64(s.pool.Count()),
 		Chain:         s.cfg.params.Name,
+		// Empty (left out) off signet.
+		SignetChallenge: hex.EncodeToString(s.cfg.params.SignetChallenge),
 		Next: &rpc.NextBlockInfo{Height: tip.Height + 1, Bits: rpc.BitsHex(next),
 			Difficulty: rpc.GetDifficulty(next), Target: rpc.TargetHex(next)},
 		Warnings: s.warnings(),

@@ -151,9 +151,14 @@ type P2POptions struct {
 	BanThreshold        uint32        `long:"banthreshold" description:"Maximum allowed ban score before disconnecting and banning misbehaving peers"`
 	Whitelists          []string      `long:"whitelist" description:"Add an IP network or IP that will not be banned (eg. 192.168.1.0/24 or ::1); may be repeated"`
 	DisableDNSSeed      bool          `long:"nodnsseed" description:"Disable DNS seeding for peers"`
+	ForceDNSSeed        bool          `long:"forcednsseed" description:"Query the DNS seeds at start-up even when the address manager already knows addresses"`
+	OnlyNets            []string      `long:"onlynet" description:"Make automatic outbound connections only to this network (ipv4, ipv6, onion, i2p, cjdns); may be repeated"`
+	CaptureMessages     bool          `long:"capturemessages" description:"Write every P2P message to message_capture/<peer>/msgs_recv.dat and msgs_sent.dat in the data directory (debugging)"`
+	SeedNodes           []string      `long:"seednode" description:"Connect to a node (host[:port]) only to fetch peer addresses, then disconnect; tried before the DNS seeds; may be repeated"`
 	ExternalIPs         []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
 	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	I2PSAM              string        `long:"i2psam" description:"I2P SAM proxy (host:port), reported as the i2p network's proxy by getnetworkinfo; the node opens no I2P connections"`
 	BlocksOnly          bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
 	PeerBloomFilters    bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`
 	NoConnect           bool          `long:"noconnect" description:"Make no automatic outbound connections (only --addpeer, --connect and the addnode RPC)"`
@@ -206,24 +211,25 @@ type ChainOptions struct {
 }
 
 type MempoolOptions struct {
-	MinRelayTxFee          float64 `long:"minrelaytxfee" description:"The minimum transaction fee in BTC/kvB to be considered a non-zero fee"`
-	MaxMempool             uint64  `long:"maxmempool" description:"Keep the transaction memory pool below this many MB (minimum 5)"`
-	MempoolExpiry          uint64  `long:"mempoolexpiry" description:"Do not keep transactions in the mempool longer than this many hours"`
-	PersistMempool         bool    `long:"persistmempool" description:"Save the mempool on shutdown and load it on restart"`
-	DataCarrierSize        uint32  `long:"datacarriersize" description:"Maximum size in bytes of data in data carrier (OP_RETURN) outputs we relay and mine"`
-	NoDataCarrier          bool    `long:"nodatacarrier" description:"Do not relay or mine transactions with data carrier (OP_RETURN) outputs"`
-	RejectBareMultisig     bool    `long:"nopermitbaremultisig" description:"Do not relay transactions creating bare (non-P2SH) multisig outputs"`
-	RelayNonStd            bool    `long:"relaynonstd" description:"Relay and mine non-standard transactions (test networks only)"`
-	IncrementalRelayFee    float64 `long:"incrementalrelayfee" description:"Fee rate in BTC/kvB a replacement must add and the step of the mempool's rolling minimum fee"`
-	DustRelayFee           float64 `long:"dustrelayfee" description:"Fee rate in BTC/kvB that defines dust: an output worth less than spending it costs at this rate"`
-	BytesPerSigOp          int64   `long:"bytespersigop" description:"Virtual bytes charged per signature operation when that exceeds the weight-based size"`
-	LimitAncestorCount     int     `long:"limitancestorcount" description:"Refuse a transaction with this many or more in-mempool ancestors"`
-	LimitAncestorSizeKvB   int     `long:"limitancestorsize" description:"Refuse a transaction whose size with its in-mempool ancestors exceeds this many kvB"`
-	LimitDescendantCount   int     `long:"limitdescendantcount" description:"Refuse a transaction that gives an in-mempool ancestor this many or more descendants"`
-	LimitDescendantSizeKvB int     `long:"limitdescendantsize" description:"Refuse a transaction that gives an in-mempool ancestor more than this many kvB of descendants"`
-	BlockMaxWeight         int64   `long:"blockmaxweight" description:"Maximum BIP141 weight of blocks this node assembles (getblocktemplate, generate*)"`
-	BlockReservedWeight    int64   `long:"blockreservedweight" description:"Weight kept free in assembled blocks for the header and coinbase (at least 2000)"`
-	BlockMinTxFee          float64 `long:"blockmintxfee" description:"Lowest fee rate in BTC/kvB of transactions included in assembled blocks"`
+	MinRelayTxFee           float64 `long:"minrelaytxfee" description:"The minimum transaction fee in BTC/kvB to be considered a non-zero fee"`
+	MaxMempool              uint64  `long:"maxmempool" description:"Keep the transaction memory pool below this many MB (minimum 5)"`
+	MempoolExpiry           uint64  `long:"mempoolexpiry" description:"Do not keep transactions in the mempool longer than this many hours"`
+	PersistMempool          bool    `long:"persistmempool" description:"Save the mempool on shutdown and load it on restart"`
+	AcceptStaleFeeEstimates bool    `long:"acceptstalefeeestimates" description:"Use fee_estimates.dat even when it was last written more than 60 hours ago (regtest only)"`
+	DataCarrierSize         uint32  `long:"datacarriersize" description:"Maximum size in bytes of data in data carrier (OP_RETURN) outputs we relay and mine"`
+	NoDataCarrier           bool    `long:"nodatacarrier" description:"Do not relay or mine transactions with data carrier (OP_RETURN) outputs"`
+	RejectBareMultisig      bool    `long:"nopermitbaremultisig" description:"Do not relay transactions creating bare (non-P2SH) multisig outputs"`
+	RelayNonStd             bool    `long:"relaynonstd" description:"Relay and mine non-standard transactions (test networks only)"`
+	IncrementalRelayFee     float64 `long:"incrementalrelayfee" description:"Fee rate in BTC/kvB a replacement must add and the step of the mempool's rolling minimum fee"`
+	DustRelayFee            float64 `long:"dustrelayfee" description:"Fee rate in BTC/kvB that defines dust: an output worth less than spending it costs at this rate"`
+	BytesPerSigOp           int64   `long:"bytespersigop" description:"Virtual bytes charged per signature operation when that exceeds the weight-based size"`
+	LimitAncestorCount      int     `long:"limitancestorcount" description:"Refuse a transaction with this many or more in-mempool ancestors"`
+	LimitAncestorSizeKvB    int     `long:"limitancestorsize" description:"Refuse a transaction whose size with its in-mempool ancestors exceeds this many kvB"`
+	LimitDescendantCount    int     `long:"limitdescendantcount" description:"Refuse a transaction that gives an in-mempool ancestor this many or more descendants"`
+	LimitDescendantSizeKvB  int     `long:"limitdescendantsize" description:"Refuse a transaction that gives an in-mempool ancestor more than this many kvB of descendants"`
+	BlockMaxWeight          int64   `long:"blockmaxweight" description:"Maximum BIP141 weight of blocks this node assembles (getblocktemplate, generate*)"`
+	BlockReservedWeight     int64   `long:"blockreservedweight" description:"Weight kept free in assembled blocks for the header and coinbase (at least 2000)"`
+	BlockMinTxFee           float64 `long:"blockmintxfee" description:"Lowest fee rate in BTC/kvB of transactions included in assembled blocks"`
 }
 
 // NotifyOptions are the optional indexes, notification publishers and
@@ -273,18 +279,19 @@ type Config struct {
 	scriptThreads          int    // --par resolved against the CPU count
 	profileAddr            string // --profile normalized to host:port
 	debugLevels            debugLevels
-	metricsAddr            string         // --metrics normalized to host:port
-	logFile                string         // where log lines are written; "" for none
-	blockFilesDir          string         // --blocksdir resolved for the network; "" = DataDir/blocks
-	validated              bool           // validate succeeded; Run requires it
-	rpcPort                string         // RPC port for listen addresses without one
-	incrementalRelayFeeSat int64          // --incrementalrelayfee in sat/kvB
-	dustRelayFeeSat        int64          // --dustrelayfee in sat/kvB
-	maxUploadBytes         uint64         // --maxuploadtarget in bytes per 24 h; 0 = none
-	minChainWork           *big.Int       // --minimumchainwork; nil = the network's
-	rpcAllowIPs            []netip.Prefix // --rpcallowip parsed
-	rpcWhitelistDefault    *bool          // --rpcwhitelistdefault; nil = not given
-	rpcCookiePerms         os.FileMode    // --rpccookieperms; 0 = owner only
+	metricsAddr            string                  // --metrics normalized to host:port
+	logFile                string                  // where log lines are written; "" for none
+	blockFilesDir          string                  // --blocksdir resolved for the network; "" = DataDir/blocks
+	validated              bool                    // validate succeeded; Run requires it
+	rpcPort                string                  // RPC port for listen addresses without one
+	incrementalRelayFeeSat int64                   // --incrementalrelayfee in sat/kvB
+	dustRelayFeeSat        int64                   // --dustrelayfee in sat/kvB
+	maxUploadBytes         uint64                  // --maxuploadtarget in bytes per 24 h; 0 = none
+	minChainWork           *big.Int                // --minimumchainwork; nil = the network's
+	rpcAllowIPs            []netip.Prefix          // --rpcallowip parsed
+	rpcWhitelistDefault    *bool                   // --rpcwhitelistdefault; nil = not given
+	rpcCookiePerms         os.FileMode             // --rpccookieperms; 0 = owner only
+	onlyNets               map[wire.NetworkID]bool // --onlynet parsed; nil = every network
 }
 
 // BitcoindSettings are what only bitcoind's command line expresses: its
@@ -313,6 +320,9 @@ type BitcoindSettings struct {
 	// parameter interactions and warnings found while reading the
 	// command line and bitcoin.conf.
 	StartupLog []string
+	// KeepDNSSeed means -dnsseed was given on, so -connect does not turn
+	// DNS seeding off as it does by default.
+	KeepDNSSeed bool
 }
 
 // assumeValidMode says where the assume-valid block comes from.

@@ -98,8 +98,14 @@ func (cfg *Config) validateP2P() error {
 	if (cfg.Proxy != "" || len(cfg.ConnectPeers) > 0) && len(cfg.Listeners) == 0 {
 		cfg.DisableListen = true
 	}
-	if len(cfg.ConnectPeers) > 0 {
+	if len(cfg.ConnectPeers) > 0 && !cfg.Bitcoind.KeepDNSSeed {
 		cfg.DisableDNSSeed = true
+	}
+	if err := cfg.validateOnlyNet(); err != nil { // onlynet.go
+		return err
+	}
+	if cfg.ForceDNSSeed && cfg.DisableDNSSeed {
+		return conflictf("--forcednsseed: Cannot set -forcednsseed to true when setting -dnsseed to false.")
 	}
 	if cfg.DisableListen {
 		cfg.Listeners = nil
@@ -234,6 +240,9 @@ func (cfg *Config) validateChain() error {
 
 	if cfg.FastPrune && !cfg.RegressionTest {
 		return conflictf("--fastprune: only allowed with --regtest")
+	}
+	if cfg.AcceptStaleFeeEstimates && !cfg.RegressionTest {
+		return conflictf("--acceptstalefeeestimates: only allowed with --regtest")
 	}
 	if cfg.MaxTipAge <= 0 {
 		return invalidf("--maxtipage: must be positive, got %d", cfg.MaxTipAge)
@@ -472,15 +481,6 @@ func parseDisplayHash(s string) (wire.Hash, error) {
 		return wire.Hash{}, hex.ErrLength
 	}
 	return wire.NewHashFromStr(s)
-}
-
-// isLoopbackHost reports whether host names only the local machine.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // maxSubversionLength is the longest user agent peers accept (Core's

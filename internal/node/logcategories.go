@@ -2,7 +2,6 @@ package node
 
 import (
 	"maps"
-	"slices"
 	"sync"
 
 	"github.com/btcsuite/btclog"
@@ -100,12 +99,6 @@ func enabledCategoriesLocked(loggers map[string]btclog.Logger) map[string]bool {
 	}
 	st.enabled, st.set = en, true
 	return en
-}
-
-// debugCategoryNames returns the categories sorted, as bitcoind lists
-// them.
-func debugCategoryNames() []string {
-	return slices.Sorted(maps.Keys(DebugCategories))
 }
 
 // EnabledDebugCategories returns the categories with debug logging on, as

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -13,10 +14,10 @@ import (
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
-	"github.com/btcsuite/btclog"
 )
 
 // rpcNetParams maps the network to the RPC package's address encoding.
@@ -90,25 +91,6 @@ func stopMessage(cfg *Config) string {
 	return appName + " stopping"
 }
 
-// levelName spells a btclog level as the logging RPC expects it.
-func levelName(l btclog.Level) string {
-	switch l {
-	case btclog.LevelTrace:
-		return "trace"
-	case btclog.LevelDebug:
-		return "debug"
-	case btclog.LevelInfo:
-		return "info"
-	case btclog.LevelWarn:
-		return "warn"
-	case btclog.LevelError:
-		return "error"
-	case btclog.LevelCritical:
-		return "critical"
-	}
-	return "off"
-}
-
 func (s *server) chainBackend() *rpc.ChainBackend {
 	c := s.chain
 	return &rpc.ChainBackend{
@@ -136,6 +118,11 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 				return nil, rpc.ErrBlockNotFound
 			}
 			if !st.HaveData {
+				// As bitcoind's IsBlockPruned: a block once stored
+				// (its transaction count known) on a pruning node.
+				if c.Pruned() && st.NumTx > 0 {
+					return nil, rpc.NewError(rpc.ErrMisc, "Block not available (pruned data)")
+				}
 				return nil, rpc.NewError(rpc.ErrMisc, "Block not available (not fully downloaded)")
 			}
 			return c.BlockByHash(&hash)
@@ -166,6 +153,7 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 				ChainWork:            b.ChainWork.String(),
 				SizeOnDisk:           uint64(s.bdb.DiskUsage()),
 				Pruned:               c.Pruned(),
+				SignetChallenge:      hex.EncodeToString(s.cfg.params.SignetChallenge),
 				Warnings:             s.warnings(),
 			}
 			if c.Pruned() {
@@ -360,21 +348,15 @@ func (s *server) mempoolBackend() *rpc.MempoolBackend {
 			}
 			return entryIDs(es), nil
 		},
-		Send:           s.sendRawTransaction, // rpcadapter_mempool.go
-		TestAccept:     s.testAccept,         // rpcadapter_mempool.go
-		SubmitPackage:  s.submitPackage,      // rpcadapter_mempool.go
-		Prioritise:     s.prioritise,         // rpcadapter_mempool.go
-		Prioritised:    s.prioritised,        // rpcadapter_mempool.go
-		Orphans:        s.orphans,            // rpcadapter_mempool.go
-		EstimateRawFee: s.estimateRawFee,     // rpcadapter_fees.go
-		Transactions:   s.mempoolTxs,         // rpcadapter_scanblocks.go
-		EstimateSmartFee: func(target int64, mode string) (*rpc.EstimateSmartFeeResult, error) {
-			rate, blocks := p.EstimateSmartFee(int(target), mode == "conservative")
-			if rate <= 0 {
-				return &rpc.EstimateSmartFeeResult{Errors: []string{"Insufficient data or no feerate found"}, Blocks: int64(blocks)}, nil
-			}
-			return &rpc.EstimateSmartFeeResult{FeeRate: rpc.FormatBTC(int64(rate)), Blocks: int64(blocks)}, nil
-		},
+		Send:             s.sendRawTransaction, // rpcadapter_mempool.go
+		TestAccept:       s.testAccept,         // rpcadapter_mempool.go
+		SubmitPackage:    s.submitPackage,      // rpcadapter_mempool.go
+		Prioritise:       s.prioritise,         // rpcadapter_mempool.go
+		Prioritised:      s.prioritised,        // rpcadapter_mempool.go
+		Orphans:          s.orphans,            // rpcadapter_mempool.go
+		EstimateRawFee:   s.estimateRawFee,     // rpcadapter_fees.go
+		Transactions:     s.mempoolTxs,         // rpcadapter_scanblocks.go
+		EstimateSmartFee: s.estimateSmartFee,   // rpcadapter_fees.go
 	}
 }
 
@@ -446,15 +428,18 @@ func (s *server) netBackend() *rpc.NetBackend {
 			switch command {
 			case "add":
 				for _, r := range s.cm.Requests() {
-					if r.Addr == addr && r.Permanent {
+					if r.Permanent && sameNode(r.Addr, addr) { // addnode.go
 						return rpc.NewError(rpc.ErrClientNodeAlreadyAdded, "Error: Node already added")
 					}
 				}
-				_, err := s.cm.Connect(addr, true)
+				req, err := s.cm.Connect(addr, true)
+				if err == nil {
+					s.setAddedName(req.ID, node)
+				}
 				return err
 			case "onetry":
-				_, err := s.cm.Connect(addr, false)
-				return err
+				// A manual connection, as bitcoind's, though never retried.
+				return s.dialOneShot(addr, peer.ConnManual)
 			case "remove":
 				for _, r := range s.cm.Requests() {
 					if r.Addr == addr && r.Permanent {
@@ -498,7 +483,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 				ConnectionsIn:      in,
 				ConnectionsOut:     out,
 				NetworkActive:      ns.active.Load(),
-				Networks:           []rpc.NetworkEntry{},
+				Networks:           networksInfo(s.cfg),
 				RelayFee:           rpc.FormatBTC(s.cfg.minRelayTxFeeSat),
 				IncrementalFee:     rpc.FormatBTC(100),
 				LocalAddresses:     []rpc.LocalAddress{},
@@ -506,35 +491,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 			}, nil
 		},
 		SetBan: func(subnet, command string, banTime int64, absolute bool) error {
-			pfx, err := parseSubnet(subnet)
-			if err != nil {
-				return rpc.NewError(rpc.ErrClientInvalidIPOrSubnet, "Error: Invalid IP/Subnet")
-			}
-			switch command {
-			case "add":
-				until := clock.Now().Add(s.cfg.BanDuration)
-				if banTime > 0 {
-					until = clock.Now().Add(time.Duration(banTime) * time.Second)
-					if absolute {
-						until = time.Unix(banTime, 0)
-					}
-				}
-				if err := s.bans.BanSubnet(pfx, until, "manually added"); err != nil {
-					return rpc.NewError(rpc.ErrClientNodeAlreadyAdded, "Error: IP/Subnet already banned")
-				}
-				for _, p := range s.peerList() {
-					if pfx.Contains(p.IP().Unmap()) {
-						p.Disconnect()
-					}
-				}
-				return nil
-			case "remove":
-				if !s.bans.Unban(pfx) {
-					return rpc.NewError(rpc.ErrClientInvalidIPOrSubnet, "Error: Unban failed. Requested address/subnet was not previously manually banned.")
-				}
-				return nil
-			}
-			return rpc.NewError(rpc.ErrInvalidParams, "Error: Invalid command")
+			return s.setBan(subnet, command, banTime, absolute)
 		},
 		ListBanned: func() ([]rpc.BannedEntry, error) {
 			now := clock.Now()
@@ -542,8 +499,8 @@ func (s *server) netBackend() *rpc.NetBackend {
 			out := make([]rpc.BannedEntry, len(list))
 			for i, e := range list {
 				out[i] = rpc.BannedEntry{
-					Address: e.Subnet.String(), BanCreated: e.Created.Unix(), BannedUntil: e.Until.Unix(),
-					BanDuration: int64(e.Until.Sub(e.Created).Seconds()), TimeRemaining: max(0, int64(e.Until.Sub(now).Seconds())),
+					Address: e.Address(), BanCreated: e.Created.Unix(), BannedUntil: e.Until.Unix(),
+					BanDuration: e.Until.Unix() - e.Created.Unix(), TimeRemaining: max(0, e.Until.Unix()-now.Unix()),
 				}
 			}
 			return out, nil
@@ -558,10 +515,8 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 	sort.Slice(peers, func(i, j int) bool { return peers[i].ID() < peers[j].ID() })
 	out := make([]rpc.PeerInfo, 0, len(peers))
 	for _, p := range peers {
+		// As bitcoind, peers still in the handshake are listed too.
 		st := p.Stats()
-		if !st.HandshakeDone {
-			continue
-		}
 		pi := rpc.PeerInfo{
 			ID:                    int64(st.ID),
 			Addr:                  st.Addr,
@@ -570,8 +525,8 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			Services:              fmt.Sprintf("%016x", uint64(st.Services)),
 			ServicesNames:         serviceNames(st.Services),
 			RelayTxes:             st.RelayTx,
-			LastSend:              st.LastSend.Unix(),
-			LastRecv:              st.LastRecv.Unix(),
+			LastSend:              unixOrZero(st.LastSend),
+			LastRecv:              unixOrZero(st.LastRecv),
 			BytesSent:             st.BytesSent,
 			BytesRecv:             st.BytesRecv,
 			ConnTime:              st.ConnTime.Unix(),
@@ -583,7 +538,7 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			SyncedHeaders:         st.LastBlock,
 			SyncedBlocks:          st.LastBlock,
 			Inflight:              []int32{},
-			AddrRelayEnabled:      true,
+			AddrRelayEnabled:      p.AddrRelayEnabled(),
 			AddrProcessed:         st.AddrProcessed,
 			AddrRateLimited:       st.AddrRateLimited,
 			Permissions:           []string{},
@@ -606,6 +561,14 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			pi.MinPing = &f
 		}
 		pi.Permissions = st.Permissions.Names()
+		pi.PresyncedHeaders = -1
+		if !st.VersionReceived {
+			// Nothing is known of the peer before its version.
+			pi.Version, pi.StartingHeight = 0, -1
+		}
+		if !st.HandshakeDone {
+			pi.SyncedHeaders, pi.SyncedBlocks = -1, -1
+		}
 		out = append(out, pi)
 	}
 	return out, nil
@@ -625,6 +588,14 @@ func peerNetwork(p *serverPeer) string {
 	return networkName(na.NetworkID)
 }
 
+// unixOrZero is t in Unix seconds, 0 for the zero time (never).
+func unixOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
 func toInt64Map(m map[string]uint64) map[string]int64 {
 	out := make(map[string]int64, len(m))
 	for k, v := range m {
@@ -635,18 +606,22 @@ func toInt64Map(m map[string]uint64) map[string]int64 {
 
 // serviceNames lists service flags as bitcoind names them.
 func serviceNames(f wire.ServiceFlag) []string {
-	names := []struct {
-		f    wire.ServiceFlag
-		name string
-	}{
-		{wire.SFNodeNetwork, "NETWORK"}, {wire.SFNodeBloom, "BLOOM"}, {wire.SFNodeWitness, "WITNESS"},
-		{wire.SFNodeCompactFilters, "COMPACT_FILTERS"}, {wire.SFNodeNetworkLimited, "NETWORK_LIMITED"},
-		{wire.SFNodeP2PV2, "P2P_V2"},
+	known := map[wire.ServiceFlag]string{
+		wire.SFNodeNetwork: "NETWORK", wire.SFNodeBloom: "BLOOM", wire.SFNodeWitness: "WITNESS",
+		wire.SFNodeCompactFilters: "COMPACT_FILTERS", wire.SFNodeNetworkLimited: "NETWORK_LIMITED",
+		wire.SFNodeP2PV2: "P2P_V2",
 	}
+	// Bit by bit from the lowest, unknown bits as bitcoind names them.
 	out := []string{}
-	for _, n := range names {
-		if f&n.f != 0 {
-			out = append(out, n.name)
+	for i := 0; i < 64; i++ {
+		bit := wire.ServiceFlag(1) << i
+		if f&bit == 0 {
+			continue
+		}
+		if name, ok := known[bit]; ok {
+			out = append(out, name)
+		} else {
+			out = append(out, fmt.Sprintf("UNKNOWN[2^%d]", i))
 		}
 	}
 	return out

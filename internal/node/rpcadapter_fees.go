@@ -5,11 +5,29 @@ import (
 	"github.com/btcnode/btcd/rpc"
 )
 
+// errFeeEstimationDisabled is bitcoind's answer when it keeps no fee
+// estimator (-blocksonly).
+func errFeeEstimationDisabled() error {
+	return rpc.NewError(rpc.ErrInternal, "Fee estimation disabled")
+}
+
+// estimateSmartFee serves estimatesmartfee from the pool's fee estimator.
+func (s *server) estimateSmartFee(target int64, mode string) (*rpc.EstimateSmartFeeResult, error) {
+	if s.feeEst == nil {
+		return nil, errFeeEstimationDisabled()
+	}
+	rate, blocks := s.pool.EstimateSmartFee(int(target), mode == "conservative")
+	if rate <= 0 {
+		return &rpc.EstimateSmartFeeResult{Errors: []string{"Insufficient data or no feerate found"}, Blocks: int64(blocks)}, nil
+	}
+	return &rpc.EstimateSmartFeeResult{FeeRate: rpc.FormatBTC(int64(rate)), Blocks: int64(blocks)}, nil
+}
+
 // estimateRawFee serves estimaterawfee from the pool's fee estimator:
 // each horizon that tracks the target answers on its own.
 func (s *server) estimateRawFee(target int, threshold float64) ([]rpc.RawFeeHorizon, error) {
-	if s.pool.FeeHorizonTarget(mempool.HorizonLong) == 0 {
-		return nil, rpc.NewError(rpc.ErrMisc, "Fee estimation disabled")
+	if s.feeEst == nil || s.pool.FeeHorizonTarget(mempool.HorizonLong) == 0 {
+		return nil, errFeeEstimationDisabled()
 	}
 	var out []rpc.RawFeeHorizon
 	for _, h := range []mempool.FeeHorizon{mempool.HorizonShort, mempool.HorizonMedium, mempool.HorizonLong} {

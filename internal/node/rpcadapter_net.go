@@ -125,10 +125,9 @@ func (s *server) netTotals(ns *netState) (*rpc.NetTotals, error) {
 // setNetworkActive answers setnetworkactive: false disconnects every peer
 // and refuses new ones until it is switched back on.
 func (s *server) setNetworkActive(ns *netState, active bool) (bool, error) {
-	was := ns.active.Swap(active)
-	if was != active {
-		srvrLog.Infof("setnetworkactive: %v", active)
-	}
+	// bitcoind logs every call, a change or not, in these words.
+	srvrLog.Infof("SetNetworkActive: %v", active)
+	ns.active.Store(active)
 	if !active {
 		for _, p := range s.peerList() {
 			p.Disconnect()
@@ -186,10 +185,11 @@ func (s *server) addedNodeInfo(node string) ([]rpc.AddedNodeInfo, error) {
 		if !r.Permanent {
 			continue
 		}
-		if node != "" && r.Addr != normalizePeerAddr(node, s.cfg.params.DefaultPort) && r.Addr != node {
+		name := s.addedName(r) // addnode.go
+		if node != "" && r.Addr != normalizePeerAddr(node, s.cfg.params.DefaultPort) && r.Addr != node && name != node {
 			continue
 		}
-		e := rpc.AddedNodeInfo{AddedNode: r.Addr, Addresses: []rpc.AddedNodeAddress{}}
+		e := rpc.AddedNodeInfo{AddedNode: name, Addresses: []rpc.AddedNodeAddress{}}
 		for _, p := range peers {
 			if p.req != nil && p.req.ID == r.ID {
 				e.Connected = true

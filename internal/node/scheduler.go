@@ -43,14 +43,6 @@ func newScheduler() *scheduler {
 	return &scheduler{kick: make(chan struct{}, 1)}
 }
 
-// now is the scheduler's clock: real time plus the mocked offset. It does
-// not follow setmocktime, as Core's scheduler does not.
-func (sc *scheduler) now() time.Time {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	return time.Now().Add(sc.offset)
-}
-
 // every schedules fn to run every d, first d from now.
 func (sc *scheduler) every(name string, d time.Duration, fn func()) {
 	sc.everyJittered(name, d, 0, fn)

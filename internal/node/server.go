@@ -12,7 +12,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,10 +75,13 @@ type server struct {
 	listeners []net.Listener
 	peerCfg   peer.Config
 	dnsSeed   bool
-	discovery localDiscovery // rpcadapter_net.go
-	net       *netState      // setnetworkactive and traffic totals (rpcadapter_net.go)
-	sched     *scheduler     // periodic chores (maintenance)
-	upload    *uploadTarget  // --maxuploadtarget accounting (uploadtarget.go)
+	// autoConnect: outbound connections to addresses from the address
+	// manager are made (no --connect, --noconnect or --maxpeers=0).
+	autoConnect bool
+	discovery   localDiscovery // rpcadapter_net.go
+	net         *netState      // setnetworkactive and traffic totals (rpcadapter_net.go)
+	sched       *scheduler     // periodic chores (maintenance)
+	upload      *uploadTarget  // --maxuploadtarget accounting (uploadtarget.go)
 	// mempoolLoaded is set once block import and mempool.dat are done.
 	mempoolLoaded atomic.Bool
 	// fatal is the message of the fatal error that stopped the node
@@ -97,6 +99,9 @@ type server struct {
 	peers map[int32]*serverPeer
 	// oneShot maps addconnection requests to their connection type.
 	oneShot map[uint64]peer.ConnType
+	// addedNames holds the added nodes' names as given (getaddednodeinfo
+	// shows them so), by connection request; guarded by mu.
+	addedNames map[uint64]string
 
 	// miningMu serialises block generation so two generate calls never
 	// build on the same tip.
@@ -331,12 +336,17 @@ func (s *server) newMempool() {
 	mc.MaxMempoolBytes = int64(cfg.MaxMempool) * 1_000_000
 	mc.Expiry = time.Duration(cfg.MempoolExpiry) * time.Hour
 	mc.CoinbaseMaturity = cfg.params.CoinbaseMaturity
-	est, err := mempool.LoadFeeEstimates(filepath.Join(cfg.DataDir, feeEstimatesFile), clock.Now())
-	if err != nil {
-		mempLog.Warnf("Ignoring %s: %v", feeEstimatesFile, err)
+	// A node that ignores relayed transactions keeps no fee estimator,
+	// as bitcoind with -blocksonly: it would learn only from its own.
+	if !cfg.BlocksOnly {
+		// The file's age is by the wall clock, not mock time, as in Core.
+		est, err := mempool.LoadFeeEstimates(filepath.Join(cfg.DataDir, feeEstimatesFile), time.Now(), cfg.AcceptStaleFeeEstimates)
+		if err != nil {
+			mempLog.Warnf("Ignoring %s: %v", feeEstimatesFile, err)
+		}
+		s.feeEst = est
+		mc.FeeEstimator = est
 	}
-	s.feeEst = est
-	mc.FeeEstimator = est
 	mc.OnAccept = func(e *mempool.Entry) {
 		if s.sync != nil {
 			s.sync.RelayTransaction(e)
@@ -346,6 +356,11 @@ func (s *server) newMempool() {
 	}
 	if s.zmq != nil {
 		mc.OnRemove = s.zmq.TxRemoved
+	}
+	mc.OnOrphanRejected = func(r mempool.RejectedOrphan) {
+		if s.sync != nil {
+			s.sync.OrphanRejected(r)
+		}
 	}
 	s.pool = mempool.New(mc)
 	s.chain.Subscribe(func(n *blockchain.Notification) {
@@ -458,6 +473,7 @@ func (s *server) newPeerLayer() error {
 		}
 	}
 	s.hookPeerMetrics(&s.peerCfg.Listeners)
+	s.hookMessageCapture(&s.peerCfg.Listeners) // msgcapture.go
 	s.peerCfg.Listeners.OnVerAck = func(p *peer.Peer) {
 		if na, ok := p.NetAddress(); ok && !p.Inbound() {
 			s.addrs.Good(na)
@@ -497,6 +513,7 @@ func (s *server) newPeerLayer() error {
 		EvictInbound: s.evictInbound,
 		IsBanned:     s.bans.IsBanned,
 		MaxPeers:     cfg.MaxPeers,
+		MaxInbound:   connmgr.CoreInboundSlots(cfg.MaxPeers),
 		Dial:         connmgr.NewDialer(dialConfig(cfg)),
 		OutboundGroup: func(addr string) string {
 			ap, err := netip.ParseAddrPort(addr)
@@ -520,8 +537,10 @@ func (s *server) newPeerLayer() error {
 	if policy.AutoConnect && cfg.MaxPeers > 0 && !cfg.NoConnect {
 		cc.GetNewAddress = s.newAddress
 		cc.TargetOutbound = min(connmgr.DefaultTargetOutbound, cfg.MaxPeers)
+		s.autoConnect = true
 	}
-	s.dnsSeed = policy.DNSSeed && cfg.MaxPeers > 0
+	// validate has already applied -connect's soft -dnsseed=0.
+	s.dnsSeed = !cfg.DisableDNSSeed && cfg.MaxPeers > 0
 	s.cm = connmgr.New(cc)
 	return nil
 }
@@ -543,72 +562,22 @@ func (s *server) nearTip() bool {
 	return age/int64(s.cfg.params.TargetTimePerBlock/time.Second) < nearTipBlocks
 }
 
-// fixedSeedDelay is how long the address manager may stay empty after
-// start-up before the fixed seeds are added (Core waits one minute for
-// DNS seeds and added nodes to produce addresses).
-const fixedSeedDelay = time.Minute
-
-// seedAddresses fills an empty address manager from the network's DNS
-// seeds and, if it is still empty a minute after start-up, from its
-// fixed seeds. Neither happens with --connect, --nodnsseed or
-// --maxpeers=0.
-func (s *server) seedAddresses() {
-	if !s.dnsSeed || s.addrs.Size() > 0 {
-		return
-	}
-	fixed := addrmgr.FixedSeeds(s.cfg.params.Net)
-	if s.cfg.NoFixedSeeds {
-		fixed = nil
-	}
-	if len(s.cfg.params.DNSSeeds) == 0 {
-		if len(fixed) > 0 {
-			s.addFixedSeedsLater(fixed, fixedSeedDelay)
-		}
-		return
-	}
-	seeds := make([]addrmgr.DNSSeed, len(s.cfg.params.DNSSeeds))
-	for i, d := range s.cfg.params.DNSSeeds {
-		seeds[i] = addrmgr.DNSSeed(d)
-	}
-	port, _ := strconv.Atoi(s.cfg.params.DefaultPort)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	go func() {
-		select {
-		case <-s.quit:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	n := s.addrs.SeedFromDNS(ctx, seeds, uint16(port))
-	cancel()
-	amgrLog.Infof("Added %d addresses from DNS seeds", n)
-	if len(fixed) > 0 {
-		s.addFixedSeedsLater(fixed, fixedSeedDelay)
-	}
-}
-
-// addFixedSeedsLater adds the fixed seeds if the address manager is still
-// empty delay after start-up.
-func (s *server) addFixedSeedsLater(fixed []netip.AddrPort, delay time.Duration) {
-	t := time.NewTimer(time.Until(s.startTime.Add(delay)))
-	defer t.Stop()
-	select {
-	case <-s.quit:
-		return
-	case <-t.C:
-	}
-	if s.addrs.Size() > 0 {
-		return
-	}
-	n := s.addrs.AddFixedSeeds(fixed)
-	amgrLog.Infof("Added %d fixed seed addresses: the address manager was empty after %v", n, delay)
-}
+// errNoReachableAddress: the address manager gave no address of a
+// network --onlynet allows.
+var errNoReachableAddress = errors.New("no address of an --onlynet network")
 
 // newAddress picks an address for an automatic outbound connection.
 func (s *server) newAddress() (string, error) {
 	ka, err := s.addrs.Select(false)
+	// --onlynet: a bounded number of draws, as bitcoind's 100 tries.
+	for i := 0; err == nil && !s.cfg.reachableNet(ka.Addr.NetworkID) && i < 100; i++ {
+		ka, err = s.addrs.Select(false)
+	}
 	if err != nil {
 		return "", err
+	}
+	if !s.cfg.reachableNet(ka.Addr.NetworkID) {
+		return "", errNoReachableAddress
 	}
 	s.addrs.Attempt(ka.Addr)
 	return ka.Addr.String(), nil
@@ -670,7 +639,7 @@ func (s *server) onConnection(req *connmgr.ConnReq, conn net.Conn) {
 	if oneShot {
 		p.SetConnType(typ)
 	}
-	if req.Permanent {
+	if req.Permanent || typ == peer.ConnManual {
 		// As Core, "out" whitelist entries apply to manual connections.
 		p.SetManual()
 		p.SetPermissions(peer.PermissionsFor(s.cfg.whitelist, p.IP(), false, !s.cfg.NoWhitelistRelay, s.cfg.WhitelistForceRelay))
@@ -763,22 +732,23 @@ func (s *server) Start() {
 				s.connect(a, true)
 			}
 		}()
-		s.wg.Add(2)
+		s.wg.Add(1)
 		go s.maintenance()
-		go func() {
-			defer s.wg.Done()
-			s.seedAddresses()
-		}()
+		s.startSeeding() // seeding.go
 	})
 }
 
 // connect adds an outbound connection request.
 func (s *server) connect(addr string, permanent bool) error {
-	_, err := s.cm.Connect(addr, permanent)
+	req, err := s.cm.Connect(addr, permanent)
 	if err != nil {
 		srvrLog.Warnf("Connecting to %s: %v", addr, err)
+		return err
 	}
-	return err
+	if permanent {
+		s.setAddedName(req.ID, addr) // addnode.go
+	}
+	return nil
 }
 
 // loadMempool reads mempool.dat (--persistmempool) and then reports the
@@ -816,9 +786,15 @@ func (s *server) maintenance() {
 
 // saveFeeEstimates writes the fee estimator's state to its file.
 func (s *server) saveFeeEstimates() {
-	if err := s.feeEst.SaveFile(filepath.Join(s.cfg.DataDir, feeEstimatesFile), clock.Now()); err != nil {
-		mempLog.Warnf("Saving fee estimates: %v", err)
+	if s.feeEst == nil {
+		return
 	}
+	if err := s.feeEst.SaveFile(filepath.Join(s.cfg.DataDir, feeEstimatesFile)); err != nil {
+		mempLog.Warnf("Saving fee estimates: %v", err)
+		return
+	}
+	// Core's words; feature_fee_estimation.py waits for them.
+	mempLog.Infof("Flushed fee estimates to %s.", feeEstimatesFile)
 }
 
 // Stop shuts the node down in order: RPC, peers, sync, then the chain is
@@ -838,6 +814,9 @@ func (s *server) Stop() {
 			peers = append(peers, p)
 		}
 		s.mu.Unlock()
+		if s.autoConnect {
+			s.dumpAnchors(peers) // anchors.go
+		}
 		s.cm.Stop()
 		for _, p := range peers {
 			p.Disconnect()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/peer"
-	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -270,8 +269,8 @@ func closedPeers(ps []*netPeer) []int {
 func TestNetInboundEviction(t *testing.T) {
 	n := newTestNode(t, "--maxpeers=32")
 	limit := n.s.cm.InboundLimit()
-	if limit != 24 {
-		t.Fatalf("inbound limit %d, want 24 (32 minus 8 outbound)", limit)
+	if limit != 21 {
+		t.Fatalf("inbound limit %d, want 21 (32 minus 8 full-relay, 2 block-relay-only and 1 feeler slot)", limit)
 	}
 	old := fillInbound(t, n, limit)
 	newcomer := dialNetPeer(t, n)
@@ -407,42 +406,5 @@ func TestNetLocalAddressDiscovery(t *testing.T) {
 	got := n.s.localAddresses()
 	if len(got) != 1 || got[0].Address != "5.6.7.8" || got[0].Port != int(port) || got[0].Score != 1 {
 		t.Fatalf("localaddresses %+v", got)
-	}
-}
-
-// TestNetFixedSeedFallback: the fixed seeds are added only once the
-// delay since start-up has passed with the address manager still empty,
-// and never with --nodnsseed or --connect (seedAddresses returns at
-// once). The node runs with --connect to a closed loopback port so it
-// never dials the (real) seed addresses.
-func TestNetFixedSeedFallback(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	l.Close()
-	n := newTestNode(t, "--connect="+closed)
-	if n.s.dnsSeed {
-		t.Fatal("DNS seeding on with --nodnsseed and --connect")
-	}
-	n.s.seedAddresses() // returns at once
-	if n.s.addrs.Size() != 0 {
-		t.Fatal("seeded with --nodnsseed")
-	}
-	seeds := addrmgr.FixedSeeds(wire.MainNet)
-	start := time.Now()
-	n.s.addFixedSeedsLater(seeds, time.Since(n.s.startTime)+300*time.Millisecond)
-	if time.Since(start) < 250*time.Millisecond {
-		t.Fatal("fixed seeds added before the delay")
-	}
-	if got := n.s.addrs.Size(); got < len(seeds)/2 {
-		t.Fatalf("%d addresses after the fallback", got)
-	}
-	// A non-empty manager gets no fixed seeds.
-	before := n.s.addrs.Size()
-	n.s.addFixedSeedsLater(addrmgr.FixedSeeds(wire.SigNet), 0)
-	if n.s.addrs.Size() != before {
-		t.Fatal("fixed seeds added to a non-empty address manager")
 	}
 }

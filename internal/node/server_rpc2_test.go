@@ -217,7 +217,7 @@ func TestRPCMethodsAgainstNode(t *testing.T) {
 		if string(st["window_tx_count"]) != "7" {
 			t.Errorf("window of 5 ending at block 111: %s", st["window_tx_count"])
 		}
-		st = checkShape(t, "getchaintxstats 0", n.must(t, "getchaintxstats", 0), shape{"time": "number", "txcount": "number",
+		checkShape(t, "getchaintxstats 0", n.must(t, "getchaintxstats", 0), shape{"time": "number", "txcount": "number",
 			"window_final_block_hash": "string", "window_final_block_height": "number", "window_block_count": "number"})
 		if _, rerr := n.rpcCall(t, "getchaintxstats", 111); rerr == nil || rerr.Code != -8 {
 			t.Errorf("getchaintxstats too many blocks: %v", rerr)

@@ -1,6 +1,8 @@
 package node
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/btcnode/btcd/chaincfg"
@@ -21,12 +23,43 @@ func TestSignetChallenge(t *testing.T) {
 		t.Fatal("custom signet kept the default signet's magic")
 	}
 	for want, args := range map[string][]string{
-		"-signetchallenge must be hex, not 'abc'.":     {"--signetchallenge=abc"},
+		"-signetchallenge must be hex, not 'abc'.":    {"--signetchallenge=abc"},
 		"-signetchallenge cannot be multiple values.": {"--signetchallenge=51", "--signetchallenge=51"},
 	} {
 		_, err := loadConfig(append([]string{"--signet", "--appdata=" + t.TempDir()}, args...))
 		if err == nil || ErrorText(err) != want {
 			t.Errorf("%v: %v, want %q", args, err, want)
+		}
+	}
+}
+
+// TestSignetChallengeReported: getblockchaininfo and getmininginfo show a
+// custom signet's challenge as signet_challenge.
+func TestSignetChallengeReported(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := loadConfig([]string{"--signet", "--signetchallenge=51", "--appdata=" + dir,
+		"--datadir=" + filepath.Join(dir, "data"), "--logdir=" + filepath.Join(dir, "logs"),
+		"--listen=127.0.0.1:0", "--rpclisten=127.0.0.1:0", "--rpcuser=u", "--rpcpass=p", "--nodnsseed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	t.Cleanup(s.Stop)
+	n := &testNode{s: s, dir: dir, t: t}
+	for _, method := range []string{"getblockchaininfo", "getmininginfo"} {
+		var r struct {
+			Chain     string `json:"chain"`
+			Challenge string `json:"signet_challenge"`
+		}
+		if err := json.Unmarshal(n.must(t, method), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Chain != "signet" || r.Challenge != "51" {
+			t.Errorf("%s: chain %q, signet_challenge %q", method, r.Chain, r.Challenge)
 		}
 	}
 }

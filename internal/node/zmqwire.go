@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/zmq"

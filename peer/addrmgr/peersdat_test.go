@@ -115,14 +115,14 @@ func TestPeersDatCorruptFiles(t *testing.T) {
 func TestPeersDatStartupMessages(t *testing.T) {
 	out := capturePersistLog(t)
 
-	dir, path := writeDat(t, craftedDat{}.bytes())
+	dir, _ := writeDat(t, craftedDat{}.bytes())
 	mustNew(t, Config{DataDir: dir, Net: wire.RegTest})
 	if !strings.Contains(out.String(), "Loaded 0 addresses from peers.dat  ") {
 		t.Fatalf("valid file:\n%s", out)
 	}
 
 	// A file from a newer version is kept aside and replaced.
-	dir, path = writeDat(t, craftedDat{lowest: 111}.bytes())
+	dir, path := writeDat(t, craftedDat{lowest: 111}.bytes())
 	out.Reset()
 	m := mustNew(t, Config{DataDir: dir, Net: wire.RegTest})
 	want := `Creating new peers.dat because the file version was not compatible ("` + path + `"). Original backed up to peers.dat.bak`

@@ -57,7 +57,11 @@ func UseLogger(l btclog.Logger) { log = l }
 // Entry is one ban.
 type Entry struct {
 	// Subnet is the banned range; a single address is a /32 or /128.
+	// It is invalid for a Host ban.
 	Subnet netip.Prefix
+	// Host is the banned non-IP address (Tor v3 or I2P), empty for
+	// IP bans.
+	Host string
 	// Created is when the ban was made.
 	Created time.Time
 	// Until is when the ban expires.
@@ -91,6 +95,8 @@ type Manager struct {
 	// map lookup; ranges holds wider subnets, which are rare.
 	single map[netip.Addr]Entry
 	ranges map[netip.Prefix]Entry
+	// hosts holds bans of non-IP addresses, keyed by CanonicalHost.
+	hosts map[string]Entry
 }
 
 // New returns a Manager, loading banlist.json from cfg.DataDir if present.
@@ -110,6 +116,7 @@ func New(cfg Config) (*Manager, error) {
 		cfg:    cfg,
 		single: make(map[netip.Addr]Entry),
 		ranges: make(map[netip.Prefix]Entry),
+		hosts:  make(map[string]Entry),
 	}
 	for i, p := range cfg.Whitelist {
 		m.cfg.Whitelist[i] = normPrefix(p)
@@ -141,7 +148,7 @@ func New(cfg Config) (*Manager, error) {
 func (m *Manager) count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.single) + len(m.ranges)
+	return len(m.single) + len(m.ranges) + len(m.hosts)
 }
 
 // normAddr strips IPv4-in-IPv6 mapping and zones so one host has one key.
@@ -259,6 +266,7 @@ func (m *Manager) ClearBanned() {
 	m.mu.Lock()
 	clear(m.single)
 	clear(m.ranges)
+	clear(m.hosts)
 	m.mu.Unlock()
 	m.saveLogged()
 }
@@ -291,11 +299,11 @@ func (m *Manager) IsBanned(addr netip.Addr) bool {
 	return false
 }
 
-// List returns the unexpired bans sorted by subnet.
+// List returns the unexpired bans sorted by subnet, non-IP bans last.
 func (m *Manager) List() []Entry {
 	now := m.cfg.Now()
 	m.mu.Lock()
-	out := make([]Entry, 0, len(m.single)+len(m.ranges))
+	out := make([]Entry, 0, len(m.single)+len(m.ranges)+len(m.hosts))
 	for _, e := range m.single {
 		if now.Before(e.Until) {
 			out = append(out, e)
@@ -306,8 +314,17 @@ func (m *Manager) List() []Entry {
 			out = append(out, e)
 		}
 	}
+	for _, e := range m.hosts {
+		if now.Before(e.Until) {
+			out = append(out, e)
+		}
+	}
 	m.mu.Unlock()
+	// As bitcoind's ban map: IPv4, then IPv6, then the other networks.
 	sort.Slice(out, func(i, j int) bool {
+		if hi, hj := out[i].Host != "", out[j].Host != ""; hi || hj {
+			return hj && (!hi || out[i].Host < out[j].Host)
+		}
 		a, b := out[i].Subnet, out[j].Subnet
 		if c := a.Addr().Compare(b.Addr()); c != 0 {
 			return c < 0
@@ -341,7 +358,7 @@ func (m *Manager) Save() error {
 	fc := fileContents{Version: fileVersion, Banned: make([]fileEntry, 0, len(list))}
 	for _, e := range list {
 		fc.Banned = append(fc.Banned, fileEntry{
-			Subnet:  e.Subnet.String(),
+			Subnet:  e.Address(),
 			Created: e.Created.Unix(),
 			Until:   e.Until.Unix(),
 			Reason:  e.Reason,
@@ -389,6 +406,13 @@ func (m *Manager) load() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, fe := range fc.Banned {
+		if h, ok := CanonicalHost(fe.Subnet); ok {
+			e := Entry{Host: h, Created: time.Unix(fe.Created, 0), Until: time.Unix(fe.Until, 0), Reason: fe.Reason}
+			if now.Before(e.Until) {
+				m.hosts[h] = e
+			}
+			continue
+		}
 		p, err := netip.ParsePrefix(fe.Subnet)
 		if err != nil {
 			a, err2 := netip.ParseAddr(fe.Subnet)

@@ -118,6 +118,9 @@ type Config struct {
 	// connections get what the outbound target leaves. Zero means
 	// DefaultMaxPeers.
 	MaxPeers int
+	// MaxInbound, when positive, is the inbound limit instead of what
+	// MaxPeers leaves after the outbound targets (see CoreInboundSlots).
+	MaxInbound int
 	// AttemptInterval is the pause between automatic connection
 	// attempts; zero means DefaultAttemptInterval.
 	AttemptInterval time.Duration
@@ -179,8 +182,20 @@ func New(cfg Config) *Manager {
 	}
 }
 
+// CoreInboundSlots is bitcoind's inbound limit for -maxconnections=maxConns:
+// what is left after the full-relay and block-relay-only outbound slots
+// and one feeler, whether or not automatic connections are made.
+func CoreInboundSlots(maxConns int) int {
+	full := min(DefaultTargetOutbound, maxConns)
+	blockRelay := min(DefaultTargetBlockRelay, maxConns-full)
+	return max(0, maxConns-full-blockRelay-1)
+}
+
 // InboundLimit is the number of inbound connections allowed.
 func (m *Manager) InboundLimit() int {
+	if m.cfg.MaxInbound > 0 {
+		return m.cfg.MaxInbound
+	}
 	n := m.cfg.MaxPeers - m.cfg.TargetOutbound - m.cfg.TargetBlockRelay
 	if n < 0 {
 		return 0
@@ -325,6 +340,8 @@ func (m *Manager) dial(req *ConnReq) {
 	req.state.Store(int32(ConnPending))
 	go func() {
 		defer m.wg.Done()
+		// bitcoind's wording, which its tests wait for.
+		log.Debugf("trying v1 connection %s", req.Addr)
 		conn, err := m.cfg.Dial(m.ctx, req.Addr)
 		if err != nil {
 			log.Debugf("Failed to connect to %s: %v", req.Addr, err)

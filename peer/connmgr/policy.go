@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/btcnode/btcd/peer/addrmgr"
+	"github.com/btcnode/btcd/wire"
 	"github.com/btcsuite/btclog"
 )
 
@@ -164,7 +166,7 @@ func NewDialer(cfg DialConfig) DialFunc {
 				return nil, fmt.Errorf("%w: %s", ErrNoOnionProxy, addr)
 			}
 		}
-		if cfg.Proxy != nil {
+		if cfg.Proxy != nil && !unroutableIP(host) {
 			return cfg.Proxy.DialContext(ctx, "tcp", addr)
 		}
 		var d net.Dialer
@@ -230,4 +232,17 @@ func listenOne(a string) (net.Listener, error) {
 		}
 	}
 	return net.Listen("tcp", a)
+}
+
+// unroutableIP reports whether host is an IP literal outside the public
+// internet (loopback, private and reserved ranges). As bitcoind, such
+// addresses are dialed directly even with --proxy: no proxy network
+// reaches them, and bitcoind's own tests dial loopback peers that way.
+func unroutableIP(host string) bool {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	na := wire.NetAddressV2FromNetAddress(wire.NetAddress{Addr: ip.Unmap(), Port: 1})
+	return !addrmgr.IsRoutable(&na)
 }

@@ -202,13 +202,38 @@ func TestDialerUsesOnionProxy(t *testing.T) {
 	if got := <-onion.targets; got != "xyz.onion:8333" {
 		t.Fatalf("onion proxy got %s", got)
 	}
-	c, err = d(context.Background(), "192.0.2.9:8333")
+	// A public address (the fake proxy never dials it).
+	c, err = d(context.Background(), "1.2.3.4:8333")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
-	if got := <-plain.targets; got != "192.0.2.9:8333" {
+	if got := <-plain.targets; got != "1.2.3.4:8333" {
 		t.Fatalf("plain proxy got %s", got)
+	}
+}
+
+// Loopback and other unroutable addresses are dialed directly even with
+// a proxy set, as bitcoind does (no proxy network reaches them).
+func TestDialerBypassesProxyForUnroutable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	d := NewDialer(DialConfig{Proxy: &Proxy{Addr: "127.0.0.1:1"}, Timeout: 5 * time.Second})
+	c, err := d(context.Background(), l.Addr().String())
+	if err != nil {
+		t.Fatalf("loopback dial with an unreachable proxy: %v", err)
+	}
+	c.Close()
+	if _, err := d(context.Background(), "1.2.3.4:8333"); err == nil {
+		t.Fatal("public address dialed without the proxy")
 	}
 }
 

@@ -111,6 +111,7 @@ func (m *Manager) handleNewPeer(p *peer.Peer) {
 	} else if m.IsCurrent() {
 		// Near the tip every peer is asked, so announcements that do not
 		// connect are resolved from whoever sent them.
+		ps.syncStarted = true
 		m.sendGetHeaders(ps, wire.Hash{})
 	}
 	m.fill()
@@ -123,6 +124,7 @@ func (m *Manager) setSyncPeer(ps *peerState) {
 	if ps != nil {
 		m.log.Infof("Syncing headers from %v (peer height %d)", ps.p, ps.bestHeight)
 		ps.headersDeadline = m.headersDeadline()
+		ps.syncStarted = true
 		m.sendGetHeaders(ps, wire.Hash{})
 	}
 }
@@ -182,7 +184,9 @@ func (m *Manager) handleDonePeer(p *peer.Peer) {
 	m.dropRequests(ps)
 	m.cmpctDonePeer(ps)
 	if m.pool != nil {
-		m.pool.RemoveOrphansByPeer(poolPeerID(p))
+		if n := m.pool.RemoveOrphansByPeer(poolPeerID(p)); n > 0 {
+			m.log.Debugf("Erased %d orphan transaction(s) from peer=%d", n, p.ID())
+		}
 	}
 	if m.syncPeer == ps {
 		m.setSyncPeer(nil)
@@ -358,9 +362,26 @@ func (m *Manager) handleBlockInv(ps *peerState, inv []wire.InvVect) {
 		unknown = &inv[i].Hash
 	}
 	if unknown != nil && ps.syncCand {
-		m.sendGetHeaders(ps, *unknown)
+		switch {
+		case ps.syncStarted || ps == m.syncPeer || m.headersFresh():
+			m.sendGetHeaders(ps, *unknown)
+		case !ps.invSynced && *unknown != m.lastInvSync:
+			// During the initial headers sync only one peer is asked;
+			// each new block brings in one more, in case the first is
+			// unresponsive, as Core does.
+			ps.invSynced = true
+			m.lastInvSync = *unknown
+			m.sendGetHeaders(ps, *unknown)
+		}
 	}
 	m.fill()
+}
+
+// headersFresh reports a best header within headersStaleAge of now, when
+// Core asks every peer for headers.
+func (m *Manager) headersFresh() bool {
+	h, _, ok := m.bestHeader()
+	return ok && clock.Now().Sub(time.Unix(int64(h.Timestamp), 0)) < headersStaleAge
 }
 
 func (m *Manager) handleBlock(be blockEvent) {

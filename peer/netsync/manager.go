@@ -120,7 +120,12 @@ type Manager struct {
 	// Loop-owned download state.
 	requested map[wire.Hash]*peerState
 	syncPeer  *peerState
-	stallWait bool // the window is full: idle peers wait for the first missing block
+	// lastInvSync is the announced block that last let a peer outside
+	// the headers sync be asked for headers (Core's
+	// m_last_block_inv_triggering_headers_sync): one more peer per new
+	// block while the initial headers sync runs.
+	lastInvSync wire.Hash
+	stallWait   bool // the window is full: idle peers wait for the first missing block
 	// stallTimeout is the current stall limit: doubled after each stall,
 	// decayed back to Config.StallTimeout while blocks arrive.
 	stallTimeout time.Duration
@@ -137,7 +142,7 @@ type Manager struct {
 	txRequested map[wire.Hash]time.Time
 
 	rejectMu sync.Mutex
-	rejected map[wire.Hash]struct{}
+	rejected map[wire.Hash]bool // true: refused for good, not just for its fee rate
 
 	// cb is the compact block (BIP152) state (cmpct.go).
 	cb cmpctState
@@ -174,6 +179,11 @@ type peerState struct {
 	bestHash       wire.Hash
 	bestHashHeight int32
 	syncCand       bool
+	// syncStarted is set once the peer was asked for headers as a sync
+	// peer or near the tip (Core's fSyncStarted); invSynced once a block
+	// announcement had it asked before that.
+	syncStarted bool
+	invSynced   bool
 	// unconnecting counts headers messages in a row that did not connect.
 	unconnecting int
 
@@ -265,7 +275,7 @@ func New(cfg Config) *Manager {
 		quit:      make(chan struct{}),
 		peers:     make(map[*peer.Peer]*peerState),
 		requested: make(map[wire.Hash]*peerState),
-		rejected:  make(map[wire.Hash]struct{}),
+		rejected:  make(map[wire.Hash]bool),
 
 		txRequested: make(map[wire.Hash]time.Time),
 	}

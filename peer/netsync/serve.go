@@ -87,13 +87,19 @@ func (m *Manager) isRejected(h wire.Hash) bool {
 	return ok
 }
 
-func (m *Manager) addRejected(hs ...wire.Hash) {
+// addRejected remembers transactions refused for good.
+func (m *Manager) addRejected(hs ...wire.Hash) { m.noteRejected(true, hs...) }
+
+// noteRejected remembers refused transactions; final is false for those
+// refused only for their own fee rate, which a child may yet pay for, so
+// their children are still kept as orphans.
+func (m *Manager) noteRejected(final bool, hs ...wire.Hash) {
 	m.rejectMu.Lock()
 	if len(m.rejected) >= maxRejected {
 		clear(m.rejected)
 	}
 	for _, h := range hs {
-		m.rejected[h] = struct{}{}
+		m.rejected[h] = m.rejected[h] || final
 	}
 	m.rejectMu.Unlock()
 }
@@ -123,16 +129,25 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	p.AddKnownInventory(txid)
 	p.AddKnownInventory(wtxid)
 	m.txArrived(txid, wtxid)
-	_, orphaned, err := m.pool.ProcessTransaction(tx, poolPeerID(p), true)
-	if err == nil && !orphaned {
-		p.MarkNewTx()
+	if m.alreadyHave(p, txid, wtxid) {
+		return
 	}
+	// A transaction spending an output of one we refused is not kept as
+	// an orphan (Core's "rejected parents"): that parent will not be
+	// asked for again, so the orphan could only sit until it expired.
+	rejectedParent := m.spendsRejected(tx)
+	_, orphaned, err := m.pool.ProcessTransaction(tx, poolPeerID(p), !rejectedParent)
 	if orphaned {
-		// Ask the sender for the parents it must have had.
+		// bitcoind logs an orphan as not accepted too (its state is
+		// missing inputs) before keeping it.
+		m.log.Debugf("%v (wtxid=%v) from peer=%d was not accepted: %s", txid, wtxid, p.ID(), mempool.ReasonMissingInputs)
+		// Ask the sender for the parents it must have had, even one
+		// refused for its fee rate alone: with this child it may pass
+		// as a package (Core's opportunistic 1p1c relay).
 		var want []wire.InvVect
 		for i := range tx.TxIn {
 			h := tx.TxIn[i].PreviousOutPoint.Hash
-			if !m.pool.Has(h) && !m.pool.HaveOrphan(h) && !m.isRejected(h) {
+			if !m.pool.Has(h) && !m.pool.HaveOrphan(h) && !m.rejectedForGood(h) {
 				want = append(want, wire.InvVect{Type: wire.InvTypeWitnessTx, Hash: h})
 			}
 		}
@@ -142,21 +157,124 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 		return
 	}
 	if err == nil {
+		p.MarkNewTx()
 		return
 	}
 	// bitcoind's words (the error is its validation state), logged
 	// before any punishment as bitcoind does, so the line is there even
 	// when the peer is dropped for it.
 	m.log.Debugf("%v (wtxid=%v) from peer=%d was not accepted: %v", txid, wtxid, p.ID(), err)
+	if rejectedParent && mempool.IsMissingInputs(err) {
+		m.log.Debugf("not keeping orphan with rejected parents %v (wtxid=%v)", txid, wtxid)
+		m.addRejected(wtxid, txid)
+		return
+	}
 	if errors.Is(err, mempool.ErrConsensus) {
 		p.Misbehaving(PenaltyBadTx, "invalid transaction")
 	}
 	if !mempool.IsMissingInputs(err) {
-		m.addRejected(wtxid, txid)
+		m.noteRejected(!errors.Is(err, mempool.ErrReconsiderable), wtxid, txid)
 	}
 	if m.cfg.OnTxRejected != nil {
 		m.cfg.OnTxRejected(err)
 	}
+}
+
+// alreadyHave reports whether a transaction that arrived is one the pool
+// holds or one refused for good, which bitcoind does not validate again
+// (no rejection is logged either). From a peer with the forcerelay
+// permission a pool transaction is announced to everyone again, so the
+// node can be the gateway of nodes hidden behind it.
+func (m *Manager) alreadyHave(p *peer.Peer, txid, wtxid wire.Hash) bool {
+	_, inPool := m.pool.GetByWTxID(wtxid)
+	if !inPool && !m.rejectedForGood(wtxid) {
+		return false
+	}
+	if p.HasPermission(peer.PermForceRelay) {
+		if e, ok := m.pool.Get(txid); ok {
+			m.log.Infof("Force relaying tx %v (wtxid=%v) from peer=%d", txid, wtxid, p.ID())
+			m.RelayTransaction(e)
+		} else {
+			m.log.Infof("Not relaying non-mempool transaction %v (wtxid=%v) from forcerelay peer=%d", txid, wtxid, p.ID())
+		}
+	}
+	return true
+}
+
+// rejectedForGood reports whether h was refused for a reason other than
+// its own fee rate.
+func (m *Manager) rejectedForGood(h wire.Hash) bool {
+	m.rejectMu.Lock()
+	defer m.rejectMu.Unlock()
+	return m.rejected[h]
+}
+
+// spendsRejected reports whether tx spends an output of a transaction
+// recently refused for good, or of two or more refused for their fee
+// rate: as in Core, only a single parent can be paid for by a child
+// (one-parent-one-child), so such a child is not worth keeping either.
+func (m *Manager) spendsRejected(tx *wire.MsgTx) bool {
+	m.rejectMu.Lock()
+	defer m.rejectMu.Unlock()
+	if len(m.rejected) == 0 {
+		return false
+	}
+	var cheap wire.Hash
+	nCheap := 0
+	for i := range tx.TxIn {
+		h := tx.TxIn[i].PreviousOutPoint.Hash
+		final, ok := m.rejected[h]
+		if !ok {
+			continue
+		}
+		if final {
+			return true
+		}
+		if m.pool.Has(h) {
+			// Entered since, with a child paying for it.
+			continue
+		}
+		if nCheap == 0 || h != cheap {
+			cheap = h
+			nCheap++
+		}
+	}
+	return nCheap > 1
+}
+
+// OrphanRejected handles an orphan the mempool refused once its parents
+// arrived (mempool.Config.OnOrphanRejected): it is logged with the reason,
+// remembered as rejected, and its sender is punished as for sending an
+// invalid transaction directly.
+func (m *Manager) OrphanRejected(r mempool.RejectedOrphan) {
+	from := m.peerByPoolID(r.From)
+	id := int32(-1)
+	if from != nil {
+		id = from.ID()
+	}
+	m.log.Debugf("invalid orphan tx %v (wtxid=%v) from peer=%d: %v", r.TxID, r.WTxID, id, r.Err)
+	m.noteRejected(!errors.Is(r.Err, mempool.ErrReconsiderable), r.WTxID, r.TxID)
+	if from != nil && errors.Is(r.Err, mempool.ErrConsensus) {
+		from.Misbehaving(PenaltyBadTx, "invalid orphan transaction")
+	}
+	if m.cfg.OnTxRejected != nil {
+		m.cfg.OnTxRejected(r.Err)
+	}
+}
+
+// peerByPoolID returns the connected peer the mempool knows as id, or nil.
+func (m *Manager) peerByPoolID(id mempool.PeerID) *peer.Peer {
+	if id <= 0 {
+		return nil
+	}
+	m.peersMu.RLock()
+	defer m.peersMu.RUnlock()
+	for p := range m.peers {
+		if poolPeerID(p) == id {
+			return p
+		}
+	}
+	return nil
 }
 
 // onGetHeaders answers with up to 2,000 main-chain headers after the

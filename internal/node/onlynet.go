@@ -1,0 +1,46 @@
+package node
+
+import (
+	"strings"
+
+	"github.com/btcnode/btcd/wire"
+)
+
+// onlyNetNames maps -onlynet's network names to BIP155 network IDs.
+var onlyNetNames = map[string]wire.NetworkID{
+	"ipv4":  wire.NetIPv4,
+	"ipv6":  wire.NetIPv6,
+	"onion": wire.NetTorV3,
+	"i2p":   wire.NetI2P,
+	"cjdns": wire.NetCJDNS,
+}
+
+// validateOnlyNet parses --onlynet into cfg.onlyNets. When it leaves out
+// both IPv4 and IPv6 the DNS seeds (which give only IP addresses) are
+// turned off, and asking for them explicitly is an error, as in bitcoind.
+func (cfg *Config) validateOnlyNet() error {
+	if len(cfg.OnlyNets) == 0 {
+		return nil
+	}
+	cfg.onlyNets = make(map[wire.NetworkID]bool, len(cfg.OnlyNets))
+	for _, n := range cfg.OnlyNets {
+		id, ok := onlyNetNames[strings.ToLower(n)]
+		if !ok {
+			return invalidf("--onlynet: Unknown network specified in -onlynet: '%s'", n)
+		}
+		cfg.onlyNets[id] = true
+	}
+	if !cfg.onlyNets[wire.NetIPv4] && !cfg.onlyNets[wire.NetIPv6] {
+		if cfg.Bitcoind.KeepDNSSeed {
+			return conflictf("--onlynet: Incompatible options: -dnsseed=1 was explicitly specified, but -onlynet forbids connections to IPv4/IPv6")
+		}
+		cfg.DisableDNSSeed = true
+	}
+	return nil
+}
+
+// reachableNet reports whether automatic outbound connections may go to
+// an address of network id (--onlynet; every network without it).
+func (cfg *Config) reachableNet(id wire.NetworkID) bool {
+	return cfg.onlyNets == nil || cfg.onlyNets[id]
+}

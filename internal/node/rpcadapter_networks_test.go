@@ -1,0 +1,35 @@
+package node
+
+import "testing"
+
+func TestNetworksInfoProxies(t *testing.T) {
+	got := networksInfo(&Config{P2POptions: P2POptions{Proxy: "127.0.0.1", I2PSAM: "127.0.0.1:7656"}})
+	want := []struct {
+		name, proxy string
+		reachable   bool
+	}{
+		{"ipv4", "127.0.0.1:9050", true}, {"ipv6", "127.0.0.1:9050", true},
+		{"onion", "127.0.0.1:9050", true}, {"i2p", "127.0.0.1:7656", false}, {"cjdns", "127.0.0.1:9050", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("networks = %+v", got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Name != w.name || g.Proxy != w.proxy || g.Reachable != w.reachable || g.Limited == w.reachable {
+			t.Errorf("network %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if got[3].ProxyRandomizeCredentials || !got[0].ProxyRandomizeCredentials {
+		t.Error("proxy_randomize_credentials")
+	}
+	// Without proxies every entry is there, with empty proxies; Tor is
+	// unreachable, and -onion alone serves Tor only.
+	got = networksInfo(&Config{P2POptions: P2POptions{OnionProxy: "[::1]:9999"}})
+	if len(got) != 5 || got[0].Proxy != "" || got[2].Proxy != "[::1]:9999" || !got[2].Reachable || got[0].ProxyRandomizeCredentials {
+		t.Errorf("onion only: %+v", got)
+	}
+	if got := networksInfo(&Config{}); got[2].Reachable || got[2].Proxy != "" {
+		t.Errorf("no proxy: %+v", got[2])
+	}
+}
