@@ -246,6 +246,12 @@ type NetBackend struct {
 	// (addpeeraddress); an address that does not parse is success false
 	// without an error text.
 	AddPeerAddress func(address string, port uint16, tried bool) (*AddPeerAddressResult, error)
+	// RawAddrMan lists the address manager's tables by table name
+	// ("new", "tried") and "bucket/position" (getrawaddrman).
+	RawAddrMan func() (map[string]map[string]RawAddrManEntry, error)
+	// AddrManInfo counts the addresses per network and in total
+	// ("all_networks") (getaddrmaninfo).
+	AddrManInfo func() (map[string]AddrManCounts, error)
 	// FetchBlock asks a peer for a block whose header is known
 	// (getblockfrompeer), with bitcoind's -1 errors ("Block header
 	// missing", "Block already downloaded", "Peer does not exist", ...).

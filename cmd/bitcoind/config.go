@@ -210,6 +210,15 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 	cfg.StopAfterBlockImport = a.getBool("stopafterblockimport", false)
 	cfg.StopAtHeight = int32(a.getInt("stopatheight", 0))
 	cfg.BlocksXor = a.getBool("blocksxor", true)
+	// -asmap alone (or empty) names the default file; -noasmap none.
+	if a.isSet("asmap") && !a.isNegated("asmap") {
+		cfg.ASMap = a.getString("asmap", "")
+		if cfg.ASMap == "" || cfg.ASMap == "1" {
+			cfg.ASMap = "ip_asn.map"
+		}
+	}
+	cfg.CheckAddrMan = int(a.getInt("checkaddrman", 0))
+	cfg.TestOptions = a.getList("test")
 	if a.isSet("checkblocks") {
 		cfg.CheckBlocks = int32(a.getInt("checkblocks", 6))
 	}

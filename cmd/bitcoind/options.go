@@ -106,7 +106,7 @@ var options = []option{
 
 	// Connections.
 	{name: "addnode", arg: "<ip>", help: "Add a node to connect to and attempt to keep the connection open (see the addnode RPC help for more info). This option can be specified multiple times to add multiple nodes.", group: gConnection, flags: networkOnly},
-	{name: "asmap", arg: "<file>", help: "Specify asn mapping used for bucketing of the peers (not supported)", group: gHidden, disp: unsupported},
+	{name: "asmap", arg: "<file>", help: "Specify asn mapping used for bucketing of the peers (default: ip_asn.map). Relative paths will be prefixed by the net-specific datadir location.", group: gConnection},
 	{name: "bantime", arg: "<n>", help: "Default duration (in seconds) of manually configured bans (default: 86400)", group: gConnection},
 	{name: "bind", arg: "<addr>[:<port>][=onion]", help: "Bind to given address and always listen on it (default: 0.0.0.0). Use [host]:port notation for IPv6. A trailing =onion is accepted; such a listener is an ordinary one.", group: gConnection, flags: networkOnly},
 	{name: "cjdnsreachable", help: "If set, then this host is configured for CJDNS (not supported)", group: gHidden, disp: unsupported, off: "0"},
@@ -189,7 +189,7 @@ var options = []option{
 	{name: "checkblocks", arg: "<n>", help: "How many blocks to check at startup (default: 6, 0 = all)", group: gDebug, flags: debugOnly},
 	{name: "checklevel", arg: "<n>", help: "How thorough the block verification of -checkblocks is: level 0 reads the blocks from disk, 1 verifies block validity, 2 verifies undo data, 3 checks the coins against the blocks, 4 validates the blocks again (0-4, default: 3)", group: gDebug, flags: debugOnly},
 	{name: "checkblockindex", help: "Do a consistency check for the block tree every <n> operations (accepted; no such checks are made)", group: gDebug, flags: debugOnly, disp: output},
-	{name: "checkaddrman", arg: "<n>", help: "Run addrman consistency checks every <n> operations (accepted; no such checks are made)", group: gDebug, flags: debugOnly, disp: output},
+	{name: "checkaddrman", arg: "<n>", help: "Run addrman consistency checks every <n> operations. Use 0 to disable. (default: 0)", group: gDebug, flags: debugOnly},
 	{name: "checkmempool", arg: "<n>", help: "Run mempool consistency checks every <n> transactions (accepted; no such checks are made)", group: gDebug, flags: debugOnly, disp: output},
 	{name: "checkpoints", group: gHidden, disp: output},
 	{name: "deprecatedrpc", arg: "<method>", help: "Allows deprecated RPC method(s) to be used (not supported)", group: gHidden, flags: debugOnly, disp: unsupported},
@@ -199,7 +199,7 @@ var options = []option{
 	{name: "limitancestorsize", arg: "<n>", help: "Do not accept transactions whose size with all in-mempool ancestors exceeds <n> kilobytes (default: 101)", group: gDebug, flags: debugOnly},
 	{name: "limitdescendantcount", arg: "<n>", help: "Do not accept transactions if any ancestor would have <n> or more in-mempool descendants (default: 25)", group: gDebug, flags: debugOnly},
 	{name: "limitdescendantsize", arg: "<n>", help: "Do not accept transactions if any ancestor would have more than <n> kilobytes of in-mempool descendants (default: 101).", group: gDebug, flags: debugOnly},
-	{name: "test", arg: "<option>", help: "Pass a test-only option (not supported)", group: gHidden, flags: debugOnly, disp: unsupported},
+	{name: "test", arg: "<option>", help: "Pass a test-only option. Options include : addrman (use deterministic addrman).", group: gDebug, flags: debugOnly},
 	{name: "capturemessages", help: "Capture all P2P messages to disk", group: gDebug, flags: debugOnly},
 	{name: "mocktime", arg: "<n>", help: "Replace actual time with UNIX epoch time (default: 0)", group: gDebug, flags: debugOnly},
 	{name: "maxsigcachesize", arg: "<n>", help: "Limit the signature cache to <n> MiB (default: 32)", group: gDebug, flags: debugOnly},

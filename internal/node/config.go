@@ -155,6 +155,9 @@ type P2POptions struct {
 	OnlyNets            []string      `long:"onlynet" description:"Make automatic outbound connections only to this network (ipv4, ipv6, onion, i2p, cjdns); may be repeated"`
 	CaptureMessages     bool          `long:"capturemessages" description:"Write every P2P message to message_capture/<peer>/msgs_recv.dat and msgs_sent.dat in the data directory (debugging)"`
 	SeedNodes           []string      `long:"seednode" description:"Connect to a node (host[:port]) only to fetch peer addresses, then disconnect; tried before the DNS seeds; may be repeated"`
+	ASMap               string        `long:"asmap" description:"Group addresses by the autonomous system announcing them, read from this ASMap file (relative paths are in the data directory), instead of by /16 prefix"`
+	CheckAddrMan        int           `long:"checkaddrman" description:"Check the address manager's tables on every n-th operation (0: never; for tests)"`
+	TestOptions         []string      `long:"test" description:"Regtest testing options: addrman (a deterministic address manager); may be repeated"`
 	ExternalIPs         []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
 	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
@@ -270,6 +273,7 @@ type Config struct {
 
 	params                 *chaincfg.Params
 	netName                string                // mainnet, testnet3, testnet4, signet, regtest
+	deterministicAddrMan   bool                  // --test=addrman
 	whitelist              []peer.WhitelistEntry // --whitelist parsed
 	whiteBinds             []peer.WhiteBind      // --whitebind parsed
 	minRelayTxFeeSat       int64                 // MinRelayTxFee in satoshi per kvB

@@ -247,6 +247,18 @@ func (cfg *Config) validateChain() error {
 	if cfg.MaxTipAge <= 0 {
 		return invalidf("--maxtipage: must be positive, got %d", cfg.MaxTipAge)
 	}
+	for _, o := range cfg.TestOptions {
+		if o != "addrman" {
+			return invalidf("--test: Unrecognised option \"%s\" provided in -test=<option>.", o)
+		}
+		if !cfg.RegressionTest {
+			return conflictf("--test: -test=<option> can only be used with regtest")
+		}
+		cfg.deterministicAddrMan = true
+	}
+	if cfg.CheckAddrMan < 0 {
+		return invalidf("--checkaddrman: must not be negative, got %d", cfg.CheckAddrMan)
+	}
 	// As bitcoind, an out-of-range level is clamped rather than refused.
 	cfg.CheckLevel = min(max(cfg.CheckLevel, 0), 4)
 	if cfg.StopAtHeight < 0 {

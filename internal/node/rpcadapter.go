@@ -422,6 +422,8 @@ func (s *server) netBackend() *rpc.NetBackend {
 		AddedNodeInfo:    s.addedNodeInfo,
 		AddConnection:    s.addConnection,
 		AddPeerAddress:   s.addPeerAddress, // rpcadapter_addpeer.go
+		RawAddrMan:       s.rawAddrMan,     // asmap.go
+		AddrManInfo:      s.addrManInfo,    // asmap.go
 		FetchBlock:       s.fetchBlock,     // rpcadapter_fetchblock.go
 		AddNode: func(node, command string, _ bool) error {
 			addr := normalizePeerAddr(node, s.cfg.params.DefaultPort)
@@ -549,6 +551,10 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			TransportProtocolType: "v1",
 		}
 		pi.Network = peerNetwork(p)
+		if asn := s.addrs.MappedAS(p.IP()); asn != 0 {
+			v := int64(asn)
+			pi.MappedAS = &v
+		}
 		if s.sync != nil {
 			pi.BIP152HBTo, pi.BIP152HBFrom = s.sync.PeerCompactState(p.Peer)
 		}

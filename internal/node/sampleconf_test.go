@@ -79,7 +79,7 @@ func TestSampleConfParses(t *testing.T) {
 		switch key {
 		case "loadblock":
 			continue // names a file that does not exist here
-		case "testactivationheight", "vbparams":
+		case "testactivationheight", "vbparams", "test":
 			lines = append(lines, "regtest=1")
 		}
 		conf := writeConf(t, lines...)

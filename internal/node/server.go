@@ -438,10 +438,16 @@ func (s *server) newPeerLayer() error {
 		bmgrLog.Warnf("Ignoring ban list: %v", err)
 	}
 	// As bitcoind, an unreadable peers.dat stops start-up with its error.
-	s.addrs, err = addrmgr.New(addrmgr.Config{DataDir: cfg.DataDir, Net: cfg.params.Net})
+	am, err := s.loadASMap() // asmap.go
 	if err != nil {
 		return err
 	}
+	s.addrs, err = addrmgr.New(addrmgr.Config{DataDir: cfg.DataDir, Net: cfg.params.Net,
+		ASMap: am, Deterministic: cfg.deterministicAddrMan, CheckRatio: cfg.CheckAddrMan})
+	if err != nil {
+		return err
+	}
+	s.asmapHealthCheck() // asmap.go
 
 	s.peerCfg = peer.Config{
 		Net:              cfg.params.Net,

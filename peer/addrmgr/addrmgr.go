@@ -8,9 +8,11 @@ import (
 	mrand "math/rand/v2"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/btcnode/btcd/internal/clock"
+	"github.com/btcnode/btcd/peer/asmap"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcsuite/btclog"
 )
@@ -147,6 +149,15 @@ type Config struct {
 	Lookup func(host string) ([]netip.Addr, error)
 	// Now returns the current time; nil means the node clock (clock.Now).
 	Now func() time.Time
+	// ASMap, when set, groups IPv4 and IPv6 addresses by the autonomous
+	// system announcing them instead of by /16 and /32 (Core's -asmap).
+	ASMap *asmap.Map
+	// Deterministic uses a fixed table key instead of a random one, so
+	// bucket positions are the same in every run (Core's -test=addrman).
+	Deterministic bool
+	// CheckRatio, when positive, checks the tables' consistency on every
+	// CheckRatio-th operation (Core's -checkaddrman).
+	CheckRatio int
 }
 
 // Manager holds the address tables. It is safe for concurrent use.
@@ -165,6 +176,8 @@ type Manager struct {
 	nTried int
 	locals map[addrKey]int // our own addresses and their scores
 	caches map[string]addrCache
+
+	ops atomic.Uint64 // operations, for CheckRatio
 
 	quit chan struct{}
 	wg   sync.WaitGroup
@@ -195,6 +208,9 @@ func New(cfg Config) (*Manager, error) {
 // reset empties the tables and draws a new secret key.
 func (m *Manager) reset() {
 	rand.Read(m.key[:])
+	if m.cfg.Deterministic {
+		m.key = [32]byte{1}
+	}
 	m.index = make(map[addrKey]*knownAddress)
 	m.byID = make(map[int32]*knownAddress)
 	m.nextID = 0
@@ -224,12 +240,12 @@ func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 
 func (m *Manager) triedBucket(k *addrKey) int {
 	h1 := m.hash(k.bytes()) % triedBucketsPerGroup
-	return int(m.hash(group(k), u64(h1)) % triedBucketCount)
+	return int(m.hash(m.group(k), u64(h1)) % triedBucketCount)
 }
 
 func (m *Manager) newBucket(k, src *addrKey) int {
-	sg := group(src)
-	h1 := m.hash(group(k), sg) % newBucketsPerSourceGroup
+	sg := m.group(src)
+	h1 := m.hash(m.group(k), sg) % newBucketsPerSourceGroup
 	return int(m.hash(sg, u64(h1)) % newBucketCount)
 }
 
@@ -259,6 +275,7 @@ func (m *Manager) Counts() (nNew, nTried int) {
 // Timestamps are lowered by penalty, so hearsay ranks below what we saw.
 // It returns how many entries were added or gained a bucket.
 func (m *Manager) AddAddresses(addrs []wire.NetAddressV2, src wire.NetAddressV2, penalty time.Duration) int {
+	m.maybeCheck()
 	sk, ok := keyOf(&src)
 	if !ok {
 		sk = internalKey("unknown source")
@@ -398,6 +415,7 @@ func (m *Manager) lookup(na *wire.NetAddressV2) *knownAddress {
 
 // Attempt records a connection attempt to na.
 func (m *Manager) Attempt(na wire.NetAddressV2) {
+	m.maybeCheck()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if ka := m.lookup(&na); ka != nil {
@@ -432,6 +450,7 @@ func (m *Manager) SetServices(na wire.NetAddressV2, services wire.ServiceFlag) {
 // moves it to the tried table. An address we never heard about is added
 // first, with itself as source.
 func (m *Manager) Good(na wire.NetAddressV2) {
+	m.maybeCheck()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.cfg.Now()
@@ -495,6 +514,7 @@ func (m *Manager) makeTried(ka *knownAddress) {
 // time when both tables have entries (always from new if newOnly), each
 // entry weighted by its recent failures.
 func (m *Manager) Select(newOnly bool) (KnownAddress, error) {
+	m.maybeCheck()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.index) == 0 || (newOnly && m.nNew == 0) {
@@ -545,6 +565,7 @@ func firstFrom(bucket []int32, start int) int32 {
 // terrible, at most maxCount and maxPct percent of the table, for a
 // getaddr answer (use GetAddrMax and GetAddrMaxPct).
 func (m *Manager) GetAddresses(maxCount, maxPct int) []wire.NetAddressV2 {
+	m.maybeCheck()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := len(m.index) * maxPct / 100

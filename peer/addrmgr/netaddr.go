@@ -230,6 +230,28 @@ func group(k *addrKey) []byte {
 	return []byte{byte(wire.NetIPv6), b[0], b[1], b[2], b[3]}
 }
 
+// group is the address's network group for bucketing: its autonomous
+// system under an ASMap, else its prefix (group).
+func (m *Manager) group(k *addrKey) []byte {
+	if m.cfg.ASMap != nil {
+		if ip, ok := k.ip(); ok && isRoutableIP(ip) && !ip.IsLoopback() {
+			if asn := m.cfg.ASMap.Lookup(ip); asn != 0 {
+				return []byte{byte(wire.NetIPv6), byte(asn), byte(asn >> 8), byte(asn >> 16), byte(asn >> 24)}
+			}
+		}
+	}
+	return group(k)
+}
+
+// MappedAS returns the ASN of ip under the configured ASMap (0: none, or
+// unmapped).
+func (m *Manager) MappedAS(ip netip.Addr) uint32 {
+	if m.cfg.ASMap == nil {
+		return 0
+	}
+	return m.cfg.ASMap.Lookup(ip)
+}
+
 // GroupKey returns the network group of an address as a string, for
 // callers that keep at most one outbound connection per group.
 func GroupKey(a *wire.NetAddressV2) string {
