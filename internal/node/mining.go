@@ -28,7 +28,10 @@ func (s *server) miningBackend() *rpc.MiningBackend {
 			return err
 		},
 	}
-	if s.cfg.netName == "regtest" {
+	// As bitcoind, the generating methods exist on every network: off
+	// regtest they are only practical where blocks are easy (a test
+	// signet), but they are not refused.
+	{
 		mb.Generate = func(n int64, script []byte, maxTries uint64) ([]wire.Hash, error) {
 			return s.generate(int(n), script, maxTries, nil, true)
 		}

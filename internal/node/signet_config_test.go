@@ -62,4 +62,8 @@ func TestSignetChallengeReported(t *testing.T) {
 			t.Errorf("%s: chain %q, signet_challenge %q", method, r.Chain, r.Challenge)
 		}
 	}
+	// The generating methods exist off regtest too, as in bitcoind.
+	if got := string(n.must(t, "generatetoaddress", 0, "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx")); got != "[]" {
+		t.Errorf("generatetoaddress 0 on signet: %s", got)
+	}
 }
