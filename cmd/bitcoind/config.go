@@ -416,6 +416,9 @@ func applyConnection(a *args, cfg *node.Config) error {
 		listenDefault = true
 	}
 	listen := a.getBool("listen", listenDefault)
+	if !listen && a.isSet("listen") && (len(binds) > 0 || len(whitebinds) > 0) {
+		return fmt.Errorf("Cannot set -bind or -whitebind together with -listen=0")
+	}
 	cfg.DisableListen = !listen
 	if listen {
 		port := b.P2PPort

@@ -239,3 +239,19 @@ func TestI2PSAMOption(t *testing.T) {
 		t.Errorf("-noi2psam left %q", cfg.I2PSAM)
 	}
 }
+
+// -bind or -whitebind with an explicit -listen=0 is a contradiction
+// bitcoind refuses; -connect's implied -listen=0 yields to them instead.
+func TestBindWithListenOff(t *testing.T) {
+	for _, argv := range [][]string{
+		{"-regtest", "-bind=127.0.0.1", "-listen=0"},
+		{"-regtest", "-whitebind=noban@127.0.0.1", "-listen=0"},
+	} {
+		if _, err := build(t, "", argv...); err == nil || err.Error() != "Cannot set -bind or -whitebind together with -listen=0" {
+			t.Errorf("%v: %v", argv, err)
+		}
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-bind=127.0.0.1", "-connect=0"); cfg.DisableListen {
+		t.Error("-bind with -connect=0 does not listen")
+	}
+}
