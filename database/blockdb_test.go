@@ -422,7 +422,7 @@ func TestRevFileWithBlockFile(t *testing.T) {
 
 // TestReadUndoAfterFileDeleted: an undo file deleted under the running node
 // makes ReadUndo fail, though the file was written (and so held open) in
-// this session; a cached handle would go on reading the unlinked file.
+// this process; a cached handle would go on reading the unlinked file.
 func TestReadUndoAfterFileDeleted(t *testing.T) {
 	dir := t.TempDir()
 	db, err := OpenBlockDB(dir, wire.MainNet, BlockDBOptions{})

@@ -3,11 +3,9 @@ package database
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"io"
 
 	"github.com/btcnode/btcd/wire"
-	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
@@ -74,23 +72,14 @@ func (cs *ChainState) WriteUTXOSnapshot(f SnapshotFile, net wire.BitcoinNet, int
 		return info, levelErr(err, "snapshot")
 	}
 	defer snap.Release()
-	v, err := snap.Get([]byte{keyBestBlock}, nil)
-	switch {
-	case err == nil:
-		if len(v) != 36 {
-			return info, newErr(ErrCorrupt, "best block marker of %d bytes", len(v))
-		}
-		info.Base = decodeMarker(v)
-	case errors.Is(err, leveldb.ErrNotFound):
-		if ok, err := snap.Has([]byte{keyHeadBlocks}, nil); err != nil {
-			return info, levelErr(err, "read head blocks")
-		} else if ok {
-			return info, newErr(ErrFlushInProgress, "chainstate snapshot is between two flush batches")
-		}
-		return info, newErr(ErrInvalidArg, "the chainstate has no best block yet")
-	default:
-		return info, levelErr(err, "read best block")
+	best, found, err := snapshotBest(snap)
+	if err != nil {
+		return info, err
 	}
+	if !found {
+		return info, newErr(ErrInvalidArg, "the chainstate has no best block yet")
+	}
+	info.Base = best
 
 	w := bufio.NewWriterSize(f, 1<<20)
 	hdr := make([]byte, 0, SnapshotHeaderLen)

@@ -361,21 +361,12 @@ func (cs *ChainState) HashUtxoSet(kinds UtxoHashKind) (UtxoSetInfo, error) {
 		return info, levelErr(err, "snapshot")
 	}
 	defer snap.Release()
-	v, err := snap.Get([]byte{keyBestBlock}, nil)
-	switch {
-	case err == nil:
-		if len(v) != 36 {
-			return info, newErr(ErrCorrupt, "best block marker of %d bytes", len(v))
-		}
-		info.Best = decodeMarker(v)
-	case !errors.Is(err, leveldb.ErrNotFound):
-		return info, levelErr(err, "read best block")
-	default:
-		if ok, err := snap.Has([]byte{keyHeadBlocks}, nil); err != nil {
-			return info, levelErr(err, "read head blocks")
-		} else if ok {
-			return info, newErr(ErrFlushInProgress, "chainstate snapshot is between two flush batches")
-		}
+	best, found, err := snapshotBest(snap)
+	if err != nil {
+		return info, err
+	}
+	if found {
+		info.Best = best
 	}
 
 	h := newUtxoHasher(kinds)
@@ -395,4 +386,27 @@ func (cs *ChainState) HashUtxoSet(kinds UtxoHashKind) (UtxoSetInfo, error) {
 	}
 	h.finish(&info)
 	return info, nil
+}
+
+// snapshotBest reads the best-block marker of a chainstate snapshot;
+// found is false for a chainstate that has none yet. A snapshot taken
+// between the batches of a multi-batch flush (head blocks recorded, no
+// marker) is ErrFlushInProgress: its coins belong to no single block.
+func snapshotBest(snap *leveldb.Snapshot) (m BlockMarker, found bool, err error) {
+	v, err := snap.Get([]byte{keyBestBlock}, nil)
+	switch {
+	case err == nil:
+		if len(v) != 36 {
+			return m, false, newErr(ErrCorrupt, "best block marker of %d bytes", len(v))
+		}
+		return decodeMarker(v), true, nil
+	case !errors.Is(err, leveldb.ErrNotFound):
+		return m, false, levelErr(err, "read best block")
+	}
+	if ok, err := snap.Has([]byte{keyHeadBlocks}, nil); err != nil {
+		return m, false, levelErr(err, "read head blocks")
+	} else if ok {
+		return m, false, newErr(ErrFlushInProgress, "chainstate snapshot is between two flush batches")
+	}
+	return m, false, nil
 }
