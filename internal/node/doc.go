@@ -44,12 +44,12 @@
 //
 // # Optional indexes, notifications and metrics
 //
-// filterwire.go runs the BIP158 filter index (--blockfilterindex) from one
+// filterindex.go runs the BIP158 filter index (--blockfilterindex) from one
 // worker goroutine that catches up on every tip change, serves it to peers
 // (--peerblockfilters, through netsync.Config.Filters) and to
-// getblockfilter. zmqwire.go publishes bitcoind's ZMQ topics (--zmqpub*)
+// getblockfilter. zmq.go publishes bitcoind's ZMQ topics (--zmqpub*)
 // from chain notifications and the mempool's OnAccept/OnRemove hooks and
-// adds getzmqnotifications. metricswire.go serves Prometheus metrics
+// adds getzmqnotifications. metrics.go serves Prometheus metrics
 // (--metrics) and installs the recording hooks; each subsystem is nil when
 // its options are unset, and the hooks are then no-ops. See
 // docs/architecture.md for where they attach to the block path.

@@ -46,7 +46,7 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Net:     s.netBackend(),
 		Test:    s.testBackend(),
 	}
-	s.extendRPCBackend(&backend) // filterwire.go, metricswire.go
+	s.extendRPCBackend(&backend) // filterindex.go, metrics.go
 	backend.Mining.SubmitHeader = s.submitHeader
 	if backend.Mining.GenerateBlock != nil {
 		backend.Mining.GenerateBlock = s.generateBlockChecked // rpcadapter_gbt.go
@@ -78,7 +78,7 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Logging:         loggingControl(subsystemLoggers), // logging_rpc.go
 		LogPath:         cfg.logFile,
 		StartTime:       s.startTime,
-		OnCall:          s.rpcOnCall(), // metricswire.go
+		OnCall:          s.rpcOnCall(), // metrics.go
 		REST:            cfg.REST,
 	})
 }
@@ -188,7 +188,7 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 			return &rpc.TxOutInfo{BestBlock: b.Hash, Confirmations: int64(b.Height-e.Height) + 1,
 				Value: e.Amount, PkScript: e.PkScript, Coinbase: e.IsCoinBase}, nil
 		},
-		TxOutSetInfo:    s.txOutSetInfo, // coinstatswire.go
+		TxOutSetInfo:    s.txOutSetInfo, // coinstatsindex.go
 		DumpTxOutSet:    s.dumpTxOutSet, // rpcadapter_dumptxoutset.go
 		PruneBlockchain: s.pruneBlockchain,
 		PreciousBlock: func(hash wire.Hash) error {

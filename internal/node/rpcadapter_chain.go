@@ -610,6 +610,6 @@ func (s *server) indexInfo() (map[string]rpc.IndexInfo, error) {
 		hash, h := s.filters.Tip()
 		out["basic block filter index"] = rpc.IndexInfo{Synced: hash == s.chain.BestSnapshot().Hash, BestBlockHeight: max(h, 0)}
 	}
-	s.addCoinStatsIndexInfo(out) // coinstatswire.go
+	s.addCoinStatsIndexInfo(out) // coinstatsindex.go
 	return out, nil
 }

@@ -118,18 +118,6 @@ func (s *server) hookPeerMetrics(l *peer.MessageListeners) {
 	}
 }
 
-// processBlock is ProcessBlock for the import and submit paths, timing
-// the validation of blocks that were new. Those blocks are forced, as
-// bitcoind's: the minimum chain work does not hold them back.
-func (s *server) processBlock(b *wire.MsgBlock) (blockchain.ProcessResult, error) {
-	start := time.Now()
-	res, err := s.chain.ProcessBlockWithFlags(b, blockchain.BFForce)
-	if err == nil && !res.Duplicate {
-		s.metrics.BlockValidated(time.Since(start))
-	}
-	return res, err
-}
-
 // chainMetrics is the metrics part of the chain notification handler. A
 // reorganisation shows as disconnections followed by the tip change that
 // ends the same ProcessBlock call, so it is counted at that tip change.
