@@ -467,6 +467,14 @@ func (p *Pool) checkFeeRate(vsize, fee int64) *RejectError {
 // IsMissingInputs reports whether err is a missing-inputs rejection.
 func IsMissingInputs(err error) bool { return errors.Is(err, ErrMissingInputs) }
 
+// IsAlreadyKnown reports whether err refused a transaction the pool
+// already holds (the same txid, or the same wtxid): bitcoind answers
+// those with RPC_VERIFY_ALREADY_IN_CHAIN rather than a rejection.
+func IsAlreadyKnown(err error) bool {
+	var re *RejectError
+	return errors.As(err, &re) && (re.Reason == ReasonAlreadyKnown || re.Reason == ReasonAlreadyInMempool)
+}
+
 // IsReconsiderable reports whether err refused a transaction for its fee
 // rate alone, which a child paying for it in a package may change.
 func IsReconsiderable(err error) bool { return errors.Is(err, ErrReconsiderable) }

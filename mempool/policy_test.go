@@ -268,17 +268,23 @@ func TestDuplicates(t *testing.T) {
 	h := newHarness(t, nil)
 	tx := simpleTx(h, p2wpkh(1))
 	h.mustAccept(tx)
-	h.mustReject(tx, ReasonAlreadyInMempool)
+	if re := h.mustReject(tx, ReasonAlreadyInMempool); !IsAlreadyKnown(re) {
+		t.Fatal("a transaction in the pool is not reported as known")
+	}
 	mal := *tx
 	mal.TxIn = append([]wire.TxIn(nil), tx.TxIn...)
 	mal.TxIn[0].Witness = [][]byte{make([]byte, 72), pubkey(7)}
-	h.mustReject(&mal, ReasonSameNonWitness)
+	if re := h.mustReject(&mal, ReasonSameNonWitness); IsAlreadyKnown(re) {
+		t.Fatal("a different witness is reported as the known transaction")
+	}
 
 	// A transaction whose outputs are already in the UTXO set is known.
 	h2 := newHarness(t, nil)
 	tx2 := spend([]wire.OutPoint{{Index: 3}}, 1000)
 	h2.chain.coins[outpoint(tx2, 0)] = Coin{Value: 1000, PkScript: p2wpkh(0), Height: 5}
-	h2.mustReject(tx2, ReasonAlreadyKnown)
+	if re := h2.mustReject(tx2, ReasonAlreadyKnown); !IsAlreadyKnown(re) {
+		t.Fatal("a confirmed transaction is not reported as known")
+	}
 }
 
 func TestDustThresholds(t *testing.T) {

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/btcnode/btcd/chaincfg"
+
 	"github.com/btcnode/btcd/txscript"
 )
 
-// NetParams is the address encoding of a network. The daemon fills it from
-// chaincfg.Params (PubKeyHashAddrID, ScriptHashAddrID, Bech32HRPSegwit);
-// keeping a copy here lets this package build without chaincfg.
+// NetParams is the address encoding of a network, as the RPC methods
+// need it: NetParamsOf derives it from the network's chaincfg.Params.
 type NetParams struct {
 	Name             string // bitcoind's chain name: main, test, testnet4, signet, regtest
 	PubKeyHashAddrID byte
@@ -18,14 +19,15 @@ type NetParams struct {
 	Bech32HRP        string
 }
 
-// Address encodings of the built-in networks.
-var (
-	MainNetParams  = NetParams{Name: "main", PubKeyHashAddrID: 0x00, ScriptHashAddrID: 0x05, Bech32HRP: "bc"}
-	TestNet3Params = NetParams{Name: "test", PubKeyHashAddrID: 0x6f, ScriptHashAddrID: 0xc4, Bech32HRP: "tb"}
-	TestNet4Params = NetParams{Name: "testnet4", PubKeyHashAddrID: 0x6f, ScriptHashAddrID: 0xc4, Bech32HRP: "tb"}
-	SigNetParams   = NetParams{Name: "signet", PubKeyHashAddrID: 0x6f, ScriptHashAddrID: 0xc4, Bech32HRP: "tb"}
-	RegTestParams  = NetParams{Name: "regtest", PubKeyHashAddrID: 0x6f, ScriptHashAddrID: 0xc4, Bech32HRP: "bcrt"}
-)
+// NetParamsOf returns the address encoding of p.
+func NetParamsOf(p *chaincfg.Params) NetParams {
+	return NetParams{
+		Name:             p.Name,
+		PubKeyHashAddrID: p.PubKeyHashAddrID,
+		ScriptHashAddrID: p.ScriptHashAddrID,
+		Bech32HRP:        p.Bech32HRPSegwit,
+	}
+}
 
 // addrKind is the kind of a decoded address.
 type addrKind uint8

@@ -2,10 +2,12 @@ package rpc
 
 import (
 	"testing"
+
+	"github.com/btcnode/btcd/chaincfg"
 )
 
 func benchServer(b *testing.B) *Server {
-	s, err := New(Config{DataDir: b.TempDir(), Net: MainNetParams})
+	s, err := New(Config{DataDir: b.TempDir(), Net: NetParamsOf(&chaincfg.MainNetParams)})
 	if err != nil {
 		b.Fatal(err)
 	}

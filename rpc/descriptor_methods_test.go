@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btcnode/btcd/chaincfg"
+
 	"context"
 
 	"github.com/btcnode/btcd/txscript"
@@ -110,7 +112,7 @@ func TestCreateMultisig(t *testing.T) {
 	keys := []any{testPubC, testPub2}
 	redeem := "5221" + testPubC + "21" + testPub2 + "52ae"
 	rs, _ := hex.DecodeString(redeem)
-	net := RegTestParams
+	net := NetParamsOf(&chaincfg.RegressionNetParams)
 	for typ, want := range map[string]struct{ desc, addr string }{
 		"legacy":      {"sh(multi(2," + testPubC + "," + testPub2 + "))", p2shAddr(rs, &net)},
 		"bech32":      {"wsh(multi(2," + testPubC + "," + testPub2 + "))", p2wshAddr(rs, &net)},
@@ -180,7 +182,7 @@ func p2wshAddr(s []byte, net *NetParams) string {
 }
 
 func TestParseDescriptorSingle(t *testing.T) {
-	net := RegTestParams
+	net := NetParamsOf(&chaincfg.RegressionNetParams)
 	d, err := parseDescriptor("combo("+testPubC+")", &net)
 	h := hash160(mustHex(testPubC))
 	if err != nil || hex.EncodeToString(d.script) != "0014"+hex.EncodeToString(h[:]) {

@@ -21,8 +21,7 @@
 //		DefaultPort: params.RPCPort,            // 8332, 18332, 48332, 38332, 18443
 //		User:        cfg.RPCUser, Pass: cfg.RPCPass, // empty Pass: cookie auth
 //		DataDir:     cfg.DataDir,               // per-network; .cookie goes here
-//		Net: rpc.NetParams{Name: params.Name, PubKeyHashAddrID: params.PubKeyHashAddrID,
-//			ScriptHashAddrID: params.ScriptHashAddrID, Bech32HRP: params.Bech32HRPSegwit},
+//		Net:         rpc.NetParamsOf(params),
 //		Backend:  rpc.Backend{Chain: &rpc.ChainBackend{BestBlock: chain.Best, ...}},
 //		Shutdown: requestShutdown,
 //		Logging:  &rpc.LoggingControl{Levels: ..., SetLevel: ...},

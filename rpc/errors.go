@@ -44,6 +44,10 @@ const (
 type Error struct {
 	Code    ErrorCode `json:"code"`
 	Message string    `json:"message"`
+	// Cause is the backend error the code and message were chosen for,
+	// if any; it is not sent to the client but stays reachable through
+	// errors.As and errors.Is (for metrics and logs).
+	Cause error `json:"-"`
 }
 
 // Error returns the message with its code.
@@ -54,6 +58,16 @@ func (e *Error) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// WithCause returns a copy of e that records cause.
+func (e *Error) WithCause(cause error) *Error {
+	c := *e
+	c.Cause = cause
+	return &c
 }
 
 // NewError returns an *Error with the given code and message.

@@ -3,6 +3,8 @@ package rpc
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/btcnode/btcd/chaincfg"
 )
 
 // FuzzParseRequest feeds arbitrary HTTP bodies through the whole request
@@ -63,7 +65,7 @@ func FuzzScript(f *testing.F) {
 		"512103a34b99f22c790c4e36b2b3c2c35a36db06226e41c692fc82b8b56ac1c540c5bd51ae", "00"} {
 		f.Add(mustHex(s))
 	}
-	net := MainNetParams
+	net := NetParamsOf(&chaincfg.MainNetParams)
 	f.Fuzz(func(t *testing.T, script []byte) {
 		scriptToAsm(script, true)
 		class, _ := classify(script)
@@ -80,7 +82,7 @@ func FuzzAddress(f *testing.F) {
 	for _, s := range []string{"1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "BC1SW50QGDZ25J", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", "bc1", ""} {
 		f.Add(s)
 	}
-	net := MainNetParams
+	net := NetParamsOf(&chaincfg.MainNetParams)
 	f.Fuzz(func(t *testing.T, s string) {
 		a, msg := decodeAddress(s, &net)
 		if msg != "" {
@@ -101,7 +103,7 @@ func FuzzDescriptor(f *testing.F) {
 	for _, s := range []string{"raw(deadbeef)#89f8spxm", "wpkh(" + key + ")", "sh(wsh(multi(1," + key + ")))", "tr(" + key[2:] + ")", "addr(1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2)", "pkh([deadbeef/1'/2h]" + key + ")"} {
 		f.Add(s)
 	}
-	net := MainNetParams
+	net := NetParamsOf(&chaincfg.MainNetParams)
 	f.Fuzz(func(t *testing.T, s string) {
 		if len(s) > 4096 {
 			return

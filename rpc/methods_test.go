@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btcnode/btcd/chaincfg"
+
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
 )
@@ -169,7 +171,7 @@ func TestControlMethods(t *testing.T) {
 }
 
 func TestValidateAddress(t *testing.T) {
-	_, url := startServer(t, func(c *Config) { c.Net = MainNetParams })
+	_, url := startServer(t, func(c *Config) { c.Net = NetParamsOf(&chaincfg.MainNetParams) })
 	full := shape{"isvalid": "boolean", "address": "string", "scriptPubKey": "string", "isscript": "boolean?",
 		"iswitness": "boolean", "witness_version": "number?", "witness_program": "string?"}
 	for _, c := range []struct {
@@ -198,7 +200,7 @@ func TestValidateAddress(t *testing.T) {
 }
 
 func TestGetDescriptorInfo(t *testing.T) {
-	_, url := startServer(t, func(c *Config) { c.Net = MainNetParams })
+	_, url := startServer(t, func(c *Config) { c.Net = NetParamsOf(&chaincfg.MainNetParams) })
 	key := "03A34B99F22C790C4E36B2B3C2C35A36DB06226E41C692FC82B8B56AC1C540C5BD"
 	v := mustResult(t, url, "getdescriptorinfo", []any{"wpkh(" + key + ")"})
 	checkShape(t, "getdescriptorinfo", v, shape{"descriptor": "string", "checksum": "string", "isrange": "boolean", "issolvable": "boolean", "hasprivatekeys": "boolean"})
@@ -228,7 +230,7 @@ func TestVerifyMessage(t *testing.T) {
 	h := signedMessageHash(msg)
 	sig := ecdsa.SignCompact(priv, h[:], true)
 	kh := hash160(priv.PubKey().SerializeCompressed())
-	net := RegTestParams
+	net := NetParamsOf(&chaincfg.RegressionNetParams)
 	addr := address{kind: addrP2PKH, program: kh[:]}.encode(&net)
 	b64 := base64.StdEncoding.EncodeToString(sig)
 	if got := mustResult(t, url, "verifymessage", []any{addr, b64, msg}); got != true {

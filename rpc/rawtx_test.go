@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btcnode/btcd/chaincfg"
+
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -43,7 +45,7 @@ func checkTxShape(t *testing.T, v any) {
 }
 
 func TestDecodeRawTransaction(t *testing.T) {
-	_, url := startServer(t, func(c *Config) { c.Net = MainNetParams })
+	_, url := startServer(t, func(c *Config) { c.Net = NetParamsOf(&chaincfg.MainNetParams) })
 	v := mustResult(t, url, "decoderawtransaction", []any{genesisCoinbaseHex})
 	checkTxShape(t, v)
 	tx := v.(map[string]any)
@@ -191,7 +193,7 @@ func TestCombineRawTransactionErrors(t *testing.T) {
 }
 
 func TestDecodeScript(t *testing.T) {
-	_, url := startServer(t, func(c *Config) { c.Net = MainNetParams })
+	_, url := startServer(t, func(c *Config) { c.Net = NetParamsOf(&chaincfg.MainNetParams) })
 	top := shape{"asm": "string", "desc": "string", "address": "string?", "type": "string", "p2sh": "string?", "segwit": "object?"}
 	segShape := shape{"asm": "string", "desc": "string", "hex": "string", "address": "string?", "type": "string", "p2sh-segwit": "string"}
 

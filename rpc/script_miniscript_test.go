@@ -1,12 +1,16 @@
 package rpc
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/btcnode/btcd/chaincfg"
+)
 
 // TestDecodeScriptMiniscript checks decodescript's segwit "desc" for
 // witness scripts that are sane miniscript (rpc_decodescript.py's
 // decodescript_miniscript): wsh(<miniscript>), else addr().
 func TestDecodeScriptMiniscript(t *testing.T) {
-	_, url := startServer(t, func(c *Config) { c.Net = RegTestParams })
+	_, url := startServer(t, func(c *Config) { c.Net = NetParamsOf(&chaincfg.RegressionNetParams) })
 	for _, c := range []struct{ script, desc string }{
 		{"82012088a914ffffffffffffffffffffffffffffffffffffffff88210250929b74c1a04954b78b4b6035e97a5e078a5a0f28ec96d547bfee9ace803ac0ad51b2",
 			"wsh(and_v(and_v(v:hash160(ffffffffffffffffffffffffffffffffffffffff),v:pk(0250929b74c1a04954b78b4b6035e97a5e078a5a0f28ec96d547bfee9ace803ac0)),older(1)))#gm8xz4fl"},

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btcnode/btcd/chaincfg"
+
 	"github.com/btcsuite/btclog"
 )
 
@@ -223,7 +225,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.StopMessage = "btcd stopping"
 	}
 	if cfg.Net.Bech32HRP == "" {
-		cfg.Net = MainNetParams
+		cfg.Net = NetParamsOf(&chaincfg.MainNetParams)
 	}
 	if cfg.DefaultPort == "" {
 		cfg.DefaultPort = "8332"

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/btcnode/btcd/chaincfg"
 )
 
 const testUser, testPass = "alice", "secret"
@@ -19,7 +21,7 @@ func startServer(t testing.TB, mod func(c *Config)) (*Server, string) {
 		User:          testUser,
 		Pass:          testPass,
 		DataDir:       t.TempDir(),
-		Net:           RegTestParams,
+		Net:           NetParamsOf(&chaincfg.RegressionNetParams),
 		AuthFailDelay: 250 * time.Millisecond,
 	}
 	if mod != nil {

@@ -3,8 +3,12 @@ package rpc
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/btcnode/btcd/chaincfg"
 )
 
 func TestHash160(t *testing.T) {
@@ -71,7 +75,7 @@ func TestAmounts(t *testing.T) {
 }
 
 func TestAddresses(t *testing.T) {
-	main, reg := MainNetParams, RegTestParams
+	main, reg := NetParamsOf(&chaincfg.MainNetParams), NetParamsOf(&chaincfg.RegressionNetParams)
 	for _, c := range []struct {
 		net    *NetParams
 		addr   string
@@ -131,7 +135,7 @@ func TestDescriptorChecksum(t *testing.T) {
 	if got := descriptorChecksum("raw(deadbeef)"); got != "89f8spxm" {
 		t.Fatalf("checksum = %s", got)
 	}
-	net := MainNetParams
+	net := NetParamsOf(&chaincfg.MainNetParams)
 	d, err := parseDescriptor("raw(deadbeef)#89f8spxm", &net)
 	if err != nil || hex.EncodeToString(d.script) != "deadbeef" {
 		t.Fatalf("%v %+v", err, d)
@@ -223,7 +227,7 @@ func TestScriptAsmAndClassify(t *testing.T) {
 }
 
 func TestBech32ErrorLocations(t *testing.T) {
-	net := MainNetParams
+	net := NetParamsOf(&chaincfg.MainNetParams)
 	good := "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
 	flip := func(s string, i int) string {
 		c := byte('q')
@@ -266,4 +270,23 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+func TestErrorKeepsCause(t *testing.T) {
+	cause := errors.New("backend detail")
+	err := fmt.Errorf("wrapped: %w", NewError(ErrVerifyRejected, "rejected").WithCause(cause))
+	if !errors.Is(err, cause) {
+		t.Fatal("errors.Is does not reach the cause")
+	}
+	if !errors.Is(err, &Error{Code: ErrVerifyRejected}) {
+		t.Fatal("errors.Is no longer matches the code")
+	}
+	var re *Error
+	if !errors.As(err, &re) || re.Cause != cause || re.Message != "rejected" {
+		t.Fatalf("errors.As: %+v", re)
+	}
+	b, _ := json.Marshal(re)
+	if string(b) != `{"code":-26,"message":"rejected"}` {
+		t.Fatalf("cause leaked into JSON: %s", b)
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btcnode/btcd/chaincfg"
+
 	"github.com/btcnode/btcd/rpc"
 )
 
@@ -20,7 +22,7 @@ func startServer(t *testing.T, dataDir, user, pass string) string {
 		DataDir:   filepath.Join(dataDir, "regtest"),
 		User:      user,
 		Pass:      pass,
-		Net:       rpc.RegTestParams,
+		Net:       rpc.NetParamsOf(&chaincfg.RegressionNetParams),
 	})
 	if err != nil {
 		t.Fatal(err)

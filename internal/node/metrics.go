@@ -153,32 +153,6 @@ func (s *server) recordReject(err error) {
 	s.metrics.TxRejected(metrics.OtherLabel)
 }
 
-// extendRPCBackend fills the RPC backend fields the optional subsystems
-// provide (getblockfilter) and counts transactions refused through
-// sendrawtransaction.
-func (s *server) extendRPCBackend(b *rpc.Backend) {
-	if b.Chain != nil {
-		b.Chain.BlockFilter = s.rpcBlockFilter()
-	}
-	if s.metrics != nil && b.Mempool != nil && b.Mempool.Send != nil {
-		send := b.Mempool.Send
-		b.Mempool.Send = func(tx *wire.MsgTx, maxFeeRate int64) (wire.Hash, error) {
-			h, err := send(tx, maxFeeRate)
-			if err != nil && !errors.Is(err, &rpc.Error{Code: rpc.ErrVerifyExists}) {
-				// The adapter turns mempool errors into RPC errors
-				// without the cause, so most land under "other";
-				// missing inputs keep their own code.
-				counted := err
-				if errors.Is(err, &rpc.Error{Code: rpc.ErrVerify}) {
-					counted = &mempool.RejectError{Kind: mempool.ErrMissingInputs}
-				}
-				s.recordReject(counted)
-			}
-			return h, err
-		}
-	}
-}
-
 // rpcOnCall is the RPC server's per-call hook: nil (no hook at all)
 // without metrics.
 func (s *server) rpcOnCall() func(method string, d time.Duration, err error) {

@@ -20,21 +20,6 @@ import (
 	"github.com/btcnode/btcd/wire"
 )
 
-// rpcNetParams maps the network to the RPC package's address encoding.
-func rpcNetParams(netName string) rpc.NetParams {
-	switch netName {
-	case "testnet3":
-		return rpc.TestNet3Params
-	case "testnet4":
-		return rpc.TestNet4Params
-	case "signet":
-		return rpc.SigNetParams
-	case "regtest":
-		return rpc.RegTestParams
-	}
-	return rpc.MainNetParams
-}
-
 // newRPCServer builds the RPC server with its backend adapters over the
 // chain, the mempool and the peers.
 func (s *server) newRPCServer() (*rpc.Server, error) {
@@ -46,7 +31,6 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Net:     s.netBackend(),
 		Test:    s.testBackend(),
 	}
-	s.extendRPCBackend(&backend) // filterindex.go, metrics.go
 	backend.Mining.SubmitHeader = s.submitHeader
 	if backend.Mining.GenerateBlock != nil {
 		backend.Mining.GenerateBlock = s.generateBlockChecked // rpcadapter_gbt.go
@@ -71,7 +55,7 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		MaxClients:      cfg.RPCMaxClients,
 		IdleTimeout:     time.Duration(min(cfg.RPCServerTimeout, 1<<30)) * time.Second,
 		DataDir:         cfg.DataDir,
-		Net:             rpcNetParams(cfg.netName),
+		Net:             rpc.NetParamsOf(cfg.params),
 		Backend:         backend,
 		Shutdown:        requestShutdown,
 		StopMessage:     stopMessage(cfg),
@@ -213,6 +197,7 @@ func (s *server) chainBackend() *rpc.ChainBackend {
 		ScanUTXOs:        s.scanUTXOs,         // rpcadapter_scan.go
 		Coins:            s.rpcCoins,          // rpcadapter_coins.go
 		BlockFilters:     s.rpcBlockFilters(), // rpcadapter_scanblocks.go
+		BlockFilter:      s.rpcBlockFilter(),  // filterindex.go
 	}
 }
 
@@ -376,11 +361,11 @@ func mempoolRPCError(err error) error {
 	}
 	switch {
 	case mempool.IsMissingInputs(err):
-		return rpc.NewError(rpc.ErrVerify, "bad-txns-inputs-missingorspent")
-	case re.Reason == "txn-already-known" || re.Reason == "txn-already-in-mempool":
-		return rpc.NewError(rpc.ErrVerifyExists, re.Reason)
+		return rpc.NewError(rpc.ErrVerify, "bad-txns-inputs-missingorspent").WithCause(err)
+	case mempool.IsAlreadyKnown(err):
+		return rpc.NewError(rpc.ErrVerifyExists, re.Reason).WithCause(err)
 	}
-	return rpc.NewError(rpc.ErrVerifyRejected, re.Error())
+	return rpc.NewError(rpc.ErrVerifyRejected, re.Error()).WithCause(err)
 }
 
 func (s *server) mempoolEntry(e *mempool.Entry) *rpc.MempoolEntry {

@@ -35,6 +35,9 @@ func (s *server) sendRawTransaction(tx *wire.MsgTx, maxFeeRate int64) (wire.Hash
 	}
 	_, err := s.pool.AcceptTransaction(tx, mempool.AcceptOptions{MaxFeeRate: mempool.FeeRate(maxFeeRate), Unbroadcast: true})
 	if err != nil {
+		if !mempool.IsAlreadyKnown(err) {
+			s.recordReject(err) // metrics.go
+		}
 		return wire.Hash{}, mempoolRPCError(err)
 	}
 	return txid, nil
