@@ -1,10 +1,8 @@
 package node
 
 import (
-	"cmp"
 	"errors"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
@@ -18,10 +16,6 @@ import (
 // This file holds the chain backend functions that need more than one
 // chain query: spent outputs for getblock/getblockstats, getchaintxstats,
 // the merkle proofs and verifychain.
-
-// perUTXOOverhead is what Core adds to an output's serialized size for the
-// outpoint, height and coinbase flag in getblockstats' utxo_size_inc.
-const perUTXOOverhead = 36 + 4 + 1
 
 // undoFor reads a block's spent outputs. ok is false when the block has no
 // undo data (pruned or never connected) or, with blk given, when the undo
@@ -88,49 +82,8 @@ func (s *server) isBIP30Repeat(height int32, hash *wire.Hash) bool {
 	return false
 }
 
-// truncatedMedian is Core's CalculateTruncatedMedian.
-func truncatedMedian(v []int64) int64 {
-	if len(v) == 0 {
-		return 0
-	}
-	slices.Sort(v)
-	if len(v)%2 == 0 {
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return v[len(v)/2]
-}
-
-// feeRatePercentiles is Core's CalculatePercentilesByWeight: the fee
-// rates at the 10th, 25th, 50th, 75th and 90th percentile of weight.
-func feeRatePercentiles(scores [][2]int64, totalWeight int64) [5]int64 {
-	var out [5]int64
-	if len(scores) == 0 {
-		return out
-	}
-	slices.SortFunc(scores, func(a, b [2]int64) int {
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		return cmp.Compare(a[1], b[1])
-	})
-	tw := float64(totalWeight)
-	bounds := [5]float64{tw / 10, tw / 4, tw / 2, tw * 3 / 4, tw * 9 / 10}
-	next, cum := 0, int64(0)
-	for _, sc := range scores {
-		cum += sc[1]
-		for next < 5 && float64(cum) >= bounds[next] {
-			out[next] = sc[0]
-			next++
-		}
-	}
-	for ; next < 5; next++ {
-		out[next] = scores[len(scores)-1][0]
-	}
-	return out
-}
-
-// blockStats computes every getblockstats statistic as bitcoind does
-// (amounts in satoshis, fee rates in sat/vB).
+// blockStats gathers what getblockstats reads (the block, its spent
+// outputs, its place in the chain); rpc.BlockStatsOf computes the figures.
 func (s *server) blockStats(hash wire.Hash) (*rpc.BlockStats, error) {
 	st, ok := s.chain.LookupBlock(&hash)
 	if !ok {
@@ -140,104 +93,25 @@ func (s *server) blockStats(hash wire.Hash) (*rpc.BlockStats, error) {
 	if err != nil {
 		return nil, rpc.NewError(rpc.ErrMisc, "Block not available (pruned data)")
 	}
-	var u *database.BlockUndo
+	in := rpc.BlockStatsInput{
+		Hash:        hash,
+		Block:       blk,
+		Height:      st.Height,
+		MedianTime:  st.MedianTime,
+		Subsidy:     blockchain.CalcBlockSubsidy(st.Height, s.cfg.params.SubsidyHalvingInterval),
+		BIP30Repeat: s.isBIP30Repeat(st.Height, &hash),
+	}
 	if st.Height > 0 {
-		var ok bool
-		if u, ok, err = s.undoFor(&hash, blk); err != nil || !ok {
+		u, ok, err := s.undoFor(&hash, blk)
+		if err != nil || !ok {
 			return nil, rpc.NewError(rpc.ErrMisc, "Undo data expected but can't be read. This could be due to disk corruption or a conflict with a pruning event.")
 		}
-	}
-	const maxMoney = blockchain.MaxMoney
-	r := &rpc.BlockStats{
-		BlockHash:  hash.String(),
-		Height:     st.Height,
-		MedianTime: st.MedianTime,
-		Time:       int64(blk.Header.Timestamp),
-		Subsidy:    blockchain.CalcBlockSubsidy(st.Height, s.cfg.params.SubsidyHalvingInterval),
-		Txs:        int64(len(blk.Transactions)),
-		MinFee:     maxMoney, MinFeeRate: maxMoney, MinTxSize: wire.MaxBlockSerializedSize,
-	}
-	var utxos int64
-	fees := make([]int64, 0, len(blk.Transactions))
-	sizes := make([]int64, 0, len(blk.Transactions))
-	scores := make([][2]int64, 0, len(blk.Transactions))
-	bip30 := s.isBIP30Repeat(st.Height, &hash)
-	k := 0 // index into u.Spent
-	for i, tx := range blk.Transactions {
-		r.Outs += int64(len(tx.TxOut))
-		var txOut int64
-		for j := range tx.TxOut {
-			o := &tx.TxOut[j]
-			txOut += o.Value
-			size := int64(8+wire.VarIntSerializeSize(uint64(len(o.PkScript)))+len(o.PkScript)) + perUTXOOverhead
-			r.UTXOSizeInc += size
-			if st.Height == 0 || (bip30 && i == 0) || database.IsUnspendable(o.PkScript) {
-				continue
-			}
-			utxos++
-			r.UTXOSizeIncActual += size
+		in.Spent = make([]rpc.PrevOut, len(u.Spent))
+		for i := range u.Spent {
+			in.Spent[i] = rpc.PrevOut{Value: u.Spent[i].Amount, PkScript: u.Spent[i].PkScript}
 		}
-		if i == 0 {
-			continue
-		}
-		r.Ins += int64(len(tx.TxIn))
-		r.TotalOut += txOut
-		size := int64(tx.SerializeSize())
-		weight := tx.Weight()
-		sizes = append(sizes, size)
-		r.MaxTxSize = max(r.MaxTxSize, size)
-		r.MinTxSize = min(r.MinTxSize, size)
-		r.TotalSize += size
-		r.TotalWeight += weight
-		if tx.HasWitness() {
-			r.SwTxs++
-			r.SwTotalSize += size
-			r.SwTotalWeight += weight
-		}
-		var txIn int64
-		for range tx.TxIn {
-			e := &u.Spent[k]
-			k++
-			txIn += e.Amount
-			ps := int64(8+wire.VarIntSerializeSize(uint64(len(e.PkScript)))+len(e.PkScript)) + perUTXOOverhead
-			r.UTXOSizeInc -= ps
-			r.UTXOSizeIncActual -= ps
-		}
-		fee := txIn - txOut
-		fees = append(fees, fee)
-		r.MaxFee = max(r.MaxFee, fee)
-		r.MinFee = min(r.MinFee, fee)
-		r.TotalFee += fee
-		var rate int64
-		if weight > 0 {
-			rate = fee * wire.WitnessScaleFactor / weight
-		}
-		scores = append(scores, [2]int64{rate, weight})
-		r.MaxFeeRate = max(r.MaxFeeRate, rate)
-		r.MinFeeRate = min(r.MinFeeRate, rate)
 	}
-	r.FeeRatePercentiles = feeRatePercentiles(scores, r.TotalWeight)
-	if n := int64(len(blk.Transactions)) - 1; n > 0 {
-		r.AvgFee = r.TotalFee / n
-		r.AvgTxSize = r.TotalSize / n
-	}
-	if r.TotalWeight > 0 {
-		r.AvgFeeRate = r.TotalFee * wire.WitnessScaleFactor / r.TotalWeight
-	}
-	r.MedianFee = truncatedMedian(fees)
-	r.MedianTxSize = truncatedMedian(sizes)
-	if r.MinFee == maxMoney {
-		r.MinFee = 0
-	}
-	if r.MinFeeRate == maxMoney {
-		r.MinFeeRate = 0
-	}
-	if r.MinTxSize == wire.MaxBlockSerializedSize {
-		r.MinTxSize = 0
-	}
-	r.UTXOIncrease = r.Outs - r.Ins
-	r.UTXOIncreaseActual = utxos - r.Ins
-	return r, nil
+	return rpc.BlockStatsOf(&in), nil
 }
 
 // chainTxCount returns the number of transactions in the main chain up to
