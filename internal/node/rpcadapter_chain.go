@@ -17,29 +17,9 @@ import (
 // chain query: spent outputs for getblock/getblockstats, getchaintxstats,
 // the merkle proofs and verifychain.
 
-// undoFor reads a block's spent outputs. ok is false when the block has no
-// undo data (pruned or never connected) or, with blk given, when the undo
-// record does not match the block's inputs.
+// undoFor reads a block's spent outputs (blockchain.MatchingUndo).
 func (s *server) undoFor(hash *wire.Hash, blk *wire.MsgBlock) (*database.BlockUndo, bool, error) {
-	var u database.BlockUndo
-	if err := s.chain.SpentOutputs(hash, &u); err != nil {
-		if errors.Is(err, blockchain.ErrBlockPruned) {
-			return nil, false, nil
-		}
-		return nil, false, err
-	}
-	if blk == nil {
-		return &u, true, nil
-	}
-	if len(u.TxInputs) != len(blk.Transactions)-1 {
-		return nil, false, nil
-	}
-	for i, n := range u.TxInputs {
-		if int(n) != len(blk.Transactions[i+1].TxIn) {
-			return nil, false, nil
-		}
-	}
-	return &u, true, nil
+	return s.chain.MatchingUndo(hash, blk)
 }
 
 // blockPrevOuts returns the spent outputs of every non-coinbase

@@ -59,7 +59,7 @@ func TestVerifyChainLevel4(t *testing.T) {
 	for _, lvl := range []int{0, 1, 2, 3, 4} {
 		start := time.Now()
 		if !verifyRPC(t, n, lvl, 100) {
-			bad, _ := n.s.verifyChainReason(int32(lvl), 100)
+			bad, _ := n.s.chain.VerifyChain(int32(lvl), 100, n.s.cfg.scriptThreads)
 			t.Fatalf("verifychain %d 100 = false: %s", lvl, bad)
 		}
 		t.Logf("verifychain %d 100: %v (%d inputs verified at level 4)", lvl, time.Since(start),
@@ -71,7 +71,7 @@ func TestVerifyChainLevel4(t *testing.T) {
 	if !verifyRPC(t, n, 4, 0) {
 		t.Fatal("verifychain 4 0 = false")
 	}
-	if _, checked := n.s.verifyChainReason(4, 0); checked != int(tip) {
+	if _, checked := n.s.chain.VerifyChain(4, 0, n.s.cfg.scriptThreads); checked != int(tip) {
 		t.Fatalf("verifychain 4 0 checked %d blocks, want %d", checked, tip)
 	}
 }
@@ -145,11 +145,11 @@ func TestVerifyChainLevel4CatchesBadUndo(t *testing.T) {
 	target, _ := n.s.chain.BlockHashByHeight(tip.Height - 1)
 	corruptUndoScript(t, n, target)
 	for lvl := int32(0); lvl <= 3; lvl++ {
-		if bad, _ := n.s.verifyChainReason(lvl, 6); bad != "" {
+		if bad, _ := n.s.chain.VerifyChain(lvl, 6, n.s.cfg.scriptThreads); bad != "" {
 			t.Fatalf("level %d sees the corruption: %s", lvl, bad)
 		}
 	}
-	bad, _ := n.s.verifyChainReason(4, 6)
+	bad, _ := n.s.chain.VerifyChain(4, 6, n.s.cfg.scriptThreads)
 	if !strings.Contains(bad, "mandatory-script-verify-flag-failed") || !strings.Contains(bad, target.String()) {
 		t.Fatalf("level 4 reason %q does not name the script failure of block %v", bad, target)
 	}

@@ -114,7 +114,7 @@ func (s *server) verifyAtStartup() error {
 	}
 	btcdLog.Info("init message: Verifying blocks…")
 	btcdLog.Infof("Verifying last %d blocks at level %d", n, cfg.CheckLevel)
-	if bad, _ := s.verifyChainReason(cfg.CheckLevel, n); bad != "" {
+	if bad, _ := s.chain.VerifyChain(cfg.CheckLevel, n, s.cfg.scriptThreads); bad != "" {
 		btcdLog.Errorf("Verification failed: %s", bad)
 		return coreMessage("Corrupted block database detected.\nPlease restart with -reindex or -reindex-chainstate to recover.")
 	}
