@@ -12,17 +12,22 @@ import (
 )
 
 // netPeer is a hand-driven P2P connection for tests that need to see or
-// withhold individual messages (the fakePeer of server_fakepeer_test.go
+// withhold individual messages (the fakePeer of sync_test.go
 // answers everything itself).
 type netPeer struct {
 	conn net.Conn
 	net  wire.BitcoinNet
 	msgs chan wire.Message
+	// relay marks a peer made by dialRelayPeer: it answers pings itself
+	// and drops what arrives while msgs is full (a test that stopped
+	// listening) instead of closing the connection.
+	relay bool
 }
 
+// send writes m; t may be nil where a failure does not matter.
 func (r *netPeer) send(t *testing.T, m wire.Message) {
-	t.Helper()
-	if _, err := wire.WriteMessage(r.conn, m, wire.ProtocolVersion, r.net, wire.WitnessEncoding); err != nil {
+	if _, err := wire.WriteMessage(r.conn, m, wire.ProtocolVersion, r.net, wire.WitnessEncoding); err != nil && t != nil {
+		t.Helper()
 		t.Fatalf("raw peer send %s: %v", m.Command(), err)
 	}
 }
@@ -56,6 +61,17 @@ func (r *netPeer) readLoop() {
 				continue
 			}
 			return
+		}
+		if p, ok := m.(*wire.MsgPing); ok && r.relay {
+			r.send(nil, &wire.MsgPong{Nonce: p.Nonce})
+			continue
+		}
+		if r.relay {
+			select {
+			case r.msgs <- m:
+			default:
+			}
+			continue
 		}
 		select {
 		case r.msgs <- m:
@@ -93,6 +109,49 @@ func dialNetPeer(t *testing.T, n *testNode) *netPeer {
 	r.next(t, 10*time.Second, "verack", func(m wire.Message) bool { _, ok := m.(*wire.MsgVerAck); return ok })
 	r.send(t, &wire.MsgVerAck{})
 	return r
+}
+
+// dialRelayPeer is dialNetPeer for transaction relay tests: it asks for
+// wtxid announcements (BIP339), answers pings and keeps up to 1024
+// messages.
+func dialRelayPeer(t *testing.T, n *testNode) *netPeer {
+	t.Helper()
+	to := n.s.p2pAddr()
+	c, err := net.DialTimeout("tcp", to, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	r := &netPeer{conn: c, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 1024), relay: true}
+	r.send(t, netPeerVersion(n, netip.MustParseAddrPort(to)))
+	r.send(t, &wire.MsgWtxidRelay{})
+	go r.readLoop()
+	r.next(t, 10*time.Second, "verack", func(m wire.Message) bool { _, ok := m.(*wire.MsgVerAck); return ok })
+	r.send(t, &wire.MsgVerAck{})
+	return r
+}
+
+// waitInv waits up to timeout for an inv announcing hash (as txid or
+// wtxid) and reports whether it came.
+func (r *netPeer) waitInv(hash wire.Hash, timeout time.Duration) bool {
+	deadline := time.After(timeout)
+	for {
+		select {
+		case m, ok := <-r.msgs:
+			if !ok {
+				return false
+			}
+			if inv, ok := m.(*wire.MsgInv); ok {
+				for _, iv := range inv.InvList {
+					if iv.Hash == hash {
+						return true
+					}
+				}
+			}
+		case <-deadline:
+			return false
+		}
+	}
 }
 
 // acceptNetPeer accepts the node's outbound connection on l and completes the

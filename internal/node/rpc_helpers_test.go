@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Helpers and bitcoind result shapes for server_rpc2_test.go.
+// Helpers and bitcoind result shapes for rpc_methods_test.go.
 
 // jsonKindOf names the JSON type of raw as bitcoind's help does: string,
 // number, boolean, object, array or null.

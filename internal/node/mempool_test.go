@@ -191,7 +191,7 @@ func TestMempoolOrphanResolved(t *testing.T) {
 	cb := n.coinbaseCoin(t, 1)
 	parent := w.build([]mpCoin{cb}, []wire.TxOut{{Value: cb.value - 10_000, PkScript: w.pkScript}})
 	child := w.build(txCoins(parent), []wire.TxOut{{Value: cb.value - 20_000, PkScript: w.pkScript}})
-	p := dialMPPeer(t, n)
+	p := dialRelayPeer(t, n)
 	p.send(t, child)
 	waitFor(t, 30*time.Second, "orphan", func() bool { return n.s.pool.HaveOrphan(child.TxHash()) })
 	if n.s.pool.Has(child.TxHash()) {
@@ -366,8 +366,8 @@ func TestMempoolMissingInputsTestAccept(t *testing.T) {
 // without a filter hears both.
 func TestMempoolFeeFilterRelay(t *testing.T) {
 	n, w := mempoolNode(t, 102)
-	filtered := dialMPPeer(t, n)
-	plain := dialMPPeer(t, n)
+	filtered := dialRelayPeer(t, n)
+	plain := dialRelayPeer(t, n)
 	filtered.send(t, &wire.MsgFeeFilter{MinFee: 20_000}) // sat/kvB
 	waitFor(t, 30*time.Second, "feefilter applied", func() bool {
 		for _, p := range n.s.sync.Peers() {
@@ -392,7 +392,7 @@ func TestMempoolFeeFilterRelay(t *testing.T) {
 }
 
 // invSeen collects announced hashes until until is announced.
-func invSeen(t *testing.T, p *mpPeer, until wire.Hash, timeout time.Duration) map[wire.Hash]bool {
+func invSeen(t *testing.T, p *netPeer, until wire.Hash, timeout time.Duration) map[wire.Hash]bool {
 	t.Helper()
 	seen := map[wire.Hash]bool{}
 	deadline := time.After(timeout)
@@ -423,7 +423,7 @@ func TestMempoolBIP35Whitelisted(t *testing.T) {
 	rich := w.build([]mpCoin{c2}, []wire.TxOut{{Value: c2.value - 5_500, PkScript: w.pkScript}})
 	n.mustSend(t, cheap)
 	n.mustSend(t, rich)
-	p := dialMPPeer(t, n)
+	p := dialRelayPeer(t, n)
 	p.send(t, &wire.MsgFeeFilter{MinFee: 20_000})
 	p.send(t, &wire.MsgMemPool{})
 	seen := invSeen(t, p, rich.WitnessHash(), 30*time.Second)
@@ -440,7 +440,7 @@ func TestMempoolBIP35NotWhitelisted(t *testing.T) {
 	c1 := n.coinbaseCoin(t, 1)
 	tx := w.build([]mpCoin{c1}, []wire.TxOut{{Value: c1.value - 10_000, PkScript: w.pkScript}})
 	n.mustSend(t, tx)
-	p := dialMPPeer(t, n)
+	p := dialRelayPeer(t, n)
 	p.send(t, &wire.MsgMemPool{})
 	if p.waitInv(tx.WitnessHash(), 15*time.Second) {
 		t.Fatal("BIP35 mempool answered for a peer that is not whitelisted")

@@ -4,11 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"net"
-	"net/netip"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
@@ -17,7 +14,7 @@ import (
 	"github.com/btcnode/btcd/wire"
 )
 
-// Helpers for server_mempool_test.go: a one-key P2WPKH wallet that signs
+// Helpers for mempool_test.go: a one-key P2WPKH wallet that signs
 // for real, RPC wrappers and a raw-TCP peer that records what it hears.
 
 // mpWallet owns one secp256k1 key and spends P2WPKH outputs paying to it.
@@ -161,103 +158,5 @@ func wantReason(t *testing.T, what, got, want string) {
 	}
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("%s: rejected with %q, want %q", what, got, want)
-	}
-}
-
-// mpPeer is a minimal raw-TCP peer that completes the handshake (with
-// wtxidrelay) and queues every message it receives.
-type mpPeer struct {
-	conn net.Conn
-	net  wire.BitcoinNet
-	msgs chan wire.Message
-}
-
-func dialMPPeer(t *testing.T, n *testNode) *mpPeer {
-	t.Helper()
-	to := n.s.p2pAddr()
-	c, err := net.DialTimeout("tcp", to, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	r := &mpPeer{conn: c, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 1024)}
-	ap := netip.MustParseAddrPort(to)
-	r.send(t, &wire.MsgVersion{
-		ProtocolVersion: int32(wire.ProtocolVersion),
-		Services:        wire.SFNodeNetwork | wire.SFNodeWitness,
-		Timestamp:       time.Now().Unix(),
-		AddrYou:         wire.NetAddress{Addr: ap.Addr(), Port: ap.Port()},
-		Nonce:           0x5eed5eed,
-		UserAgent:       "/rawpeer:0.1/",
-		LastBlock:       n.s.chain.BestSnapshot().Height,
-	})
-	r.send(t, &wire.MsgWtxidRelay{})
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	for {
-		_, msg, err := wire.ReadMessage(c, wire.ProtocolVersion, r.net, wire.WitnessEncoding)
-		if err != nil {
-			if _, ok := err.(*wire.UnknownCommandError); ok {
-				continue
-			}
-			t.Fatalf("raw peer handshake: %v", err)
-		}
-		if _, ok := msg.(*wire.MsgVerAck); ok {
-			break
-		}
-	}
-	r.send(t, &wire.MsgVerAck{})
-	c.SetDeadline(time.Time{})
-	go r.read()
-	return r
-}
-
-func (r *mpPeer) send(t *testing.T, m wire.Message) {
-	if _, err := wire.WriteMessage(r.conn, m, wire.ProtocolVersion, r.net, wire.WitnessEncoding); err != nil && t != nil {
-		t.Fatalf("raw peer send %s: %v", m.Command(), err)
-	}
-}
-
-func (r *mpPeer) read() {
-	defer close(r.msgs)
-	for {
-		r.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
-		_, msg, err := wire.ReadMessage(r.conn, wire.ProtocolVersion, r.net, wire.WitnessEncoding)
-		if err != nil {
-			if _, ok := err.(*wire.UnknownCommandError); ok {
-				continue
-			}
-			return
-		}
-		if p, ok := msg.(*wire.MsgPing); ok {
-			r.send(nil, &wire.MsgPong{Nonce: p.Nonce})
-			continue
-		}
-		select {
-		case r.msgs <- msg:
-		default: // a test that stopped listening
-		}
-	}
-}
-
-// waitInv waits up to timeout for an inv announcing hash (as txid or
-// wtxid) and reports whether it came.
-func (r *mpPeer) waitInv(hash wire.Hash, timeout time.Duration) bool {
-	deadline := time.After(timeout)
-	for {
-		select {
-		case m, ok := <-r.msgs:
-			if !ok {
-				return false
-			}
-			if inv, ok := m.(*wire.MsgInv); ok {
-				for _, iv := range inv.InvList {
-					if iv.Hash == hash {
-						return true
-					}
-				}
-			}
-		case <-deadline:
-			return false
-		}
 	}
 }

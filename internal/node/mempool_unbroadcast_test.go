@@ -40,7 +40,7 @@ func TestSendRawTransactionUnbroadcast(t *testing.T) {
 		t.Fatalf("after sendrawtransaction: unbroadcastcount %d, unbroadcast %v", count, entry)
 	}
 
-	p := dialMPPeer(t, n)
+	p := dialRelayPeer(t, n)
 	// The peer reaches the relay set a moment after its handshake; until
 	// then a re-announcement has no one to go to, so the scheduler is
 	// moved on again until one arrives.
@@ -72,7 +72,7 @@ func TestSendRawTransactionReannounces(t *testing.T) {
 	cb := n.coinbaseCoin(t, 1)
 	tx := w.build([]mpCoin{cb}, []wire.TxOut{{Value: cb.value - 10_000, PkScript: w.pkScript}})
 	n.mustSend(t, tx)
-	p := dialMPPeer(t, n) // connected after the first announcement
+	p := dialRelayPeer(t, n) // connected after the first announcement
 	waitFor(t, 30*time.Second, "the peer to register", func() bool { return len(n.s.sync.Peers()) == 1 })
 	n.mustSend(t, tx)
 	if !p.waitInv(tx.WitnessHash(), 30*time.Second) {
