@@ -267,10 +267,8 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 		cfg.MempoolExpiry = uint64(max(a.getInt("mempoolexpiry", 336), 0))
 	}
 	cfg.PersistMempool = a.getBool("persistmempool", true)
+	// Refused off regtest once the log is open (node.Run), as bitcoind.
 	cfg.AcceptStaleFeeEstimates = a.getBool("acceptstalefeeestimates", false)
-	if cfg.AcceptStaleFeeEstimates && a.chain != "regtest" {
-		return nil, fmt.Errorf("acceptstalefeeestimates is not supported on %s chain.", a.chain)
-	}
 	for _, f := range []struct {
 		name string
 		dst  *float64

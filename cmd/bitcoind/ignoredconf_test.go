@@ -63,9 +63,22 @@ func TestConfigFileOnlyKeys(t *testing.T) {
 	}
 }
 
-// -acceptstalefeeestimates is refused off regtest with bitcoind's words.
+// -acceptstalefeeestimates is refused off regtest with bitcoind's words,
+// once debug.log is open (Core's tests then read that log).
 func TestAcceptStaleFeeEstimatesChain(t *testing.T) {
-	if _, err := build(t, "testnet4=1\nacceptstalefeeestimates=1\n"); err == nil || err.Error() != "acceptstalefeeestimates is not supported on testnet4 chain." {
-		t.Errorf("testnet4: %v", err)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bitcoin.conf"), []byte("testnet4=1\nacceptstalefeeestimates=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	if code := run([]string{"-datadir=" + dir, "-printtoconsole=0"}, &stdout, &stderr); code == 0 {
+		t.Fatal("started")
+	}
+	if got := stderr.String(); got != "Error: acceptstalefeeestimates is not supported on testnet4 chain.\n" {
+		t.Errorf("stderr %q", got)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "testnet4", "debug.log"))
+	if err != nil || !strings.Contains(string(log), "acceptstalefeeestimates is not supported on testnet4 chain.") {
+		t.Errorf("debug.log: %v %q", err, log)
 	}
 }

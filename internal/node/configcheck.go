@@ -241,7 +241,9 @@ func (cfg *Config) validateChain() error {
 	if cfg.FastPrune && !cfg.RegressionTest {
 		return conflictf("--fastprune: only allowed with --regtest")
 	}
-	if cfg.AcceptStaleFeeEstimates && !cfg.RegressionTest {
+	if cfg.AcceptStaleFeeEstimates && !cfg.RegressionTest && !cfg.Bitcoind.Layout {
+		// The bitcoind front end refuses it once the log is open, as
+		// bitcoind does (Run).
 		return conflictf("--acceptstalefeeestimates: only allowed with --regtest")
 	}
 	if cfg.MaxTipAge <= 0 {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/btcnode/btcd/internal/clock"
+	"github.com/btcnode/btcd/wire"
 )
 
 // BtcdMain runs the daemon with btcd's command line and returns the process
@@ -121,6 +122,14 @@ func Run(cfg *Config) error {
 	}
 	for _, line := range cfg.Bitcoind.StartupLog {
 		btcdLog.Info(line)
+	}
+	if cfg.params.Net == wire.TestNet3 {
+		btcdLog.Warnf("Warning: %s", testnet3Deprecated)
+	}
+	if cfg.AcceptStaleFeeEstimates && !cfg.RegressionTest {
+		msg := fmt.Sprintf("acceptstalefeeestimates is not supported on %s chain.", cfg.params.Name)
+		btcdLog.Errorf("Error: %s", msg)
+		return coreMessage(msg)
 	}
 	if cfg.GoGC > 0 || cfg.MemLimit > 0 {
 		btcdLog.Infof("Go runtime: GOGC=%d, memory limit %d MiB (0 = none)", cfg.GoGC, cfg.MemLimit)

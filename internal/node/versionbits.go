@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/btcnode/btcd/blockchain"
+	"github.com/btcnode/btcd/wire"
 )
 
 // This file wires the chain's BIP9 "unknown new rules" check into the
@@ -31,11 +32,16 @@ func (s *server) watchVersionBits() {
 // warnings is the "warnings" list of getblockchaininfo, getmininginfo and
 // getnetworkinfo: never null, as Core prints an empty array.
 func (s *server) warnings() []string {
-	if s.chain == nil {
-		return []string{}
+	w := []string{}
+	if s.cfg.params.Net == wire.TestNet3 {
+		w = append(w, testnet3Deprecated)
 	}
-	if w := s.chain.Warnings(); len(w) > 0 {
-		return w
+	if s.chain != nil {
+		w = append(w, s.chain.Warnings()...)
 	}
-	return []string{}
+	return w
 }
+
+// testnet3Deprecated is Core's warning on testnet3, in the log at start-up
+// and in the RPC warnings.
+const testnet3Deprecated = "Support for testnet3 is deprecated and will be removed in an upcoming release. Consider switching to testnet4."

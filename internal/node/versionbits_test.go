@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/btcnode/btcd/chaincfg"
 )
 
 // Version bits through the RPCs, on regtest: testdummy (bit 28, period
@@ -197,5 +199,20 @@ func TestUnknownRulesWarnings(t *testing.T) {
 			t.Fatalf("alertnotify wrote %q", b)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// testnet3 carries Core's deprecation warning in the RPC warnings; the
+// other networks do not.
+func TestTestnet3DeprecationWarning(t *testing.T) {
+	for _, c := range []struct {
+		params *chaincfg.Params
+		want   bool
+	}{{&chaincfg.TestNet3Params, true}, {&chaincfg.TestNet4Params, false}, {&chaincfg.RegressionNetParams, false}} {
+		s := &server{cfg: &Config{params: c.params}}
+		w := s.warnings()
+		if got := len(w) == 1 && w[0] == testnet3Deprecated; got != c.want {
+			t.Errorf("%s: warnings %q", c.params.Name, w)
+		}
 	}
 }
