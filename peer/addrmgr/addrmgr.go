@@ -221,13 +221,13 @@ func (m *Manager) reset() {
 	m.caches = make(map[string]addrCache)
 }
 
-// hash is the keyed hash that places entries: the first eight bytes of
-// sha256d(key || parts), each part length-prefixed.
+// hash is the keyed hash that places entries, Core's: the first eight
+// bytes (little-endian) of sha256d(key || parts), the parts serialized as
+// Core serializes them (see vec, u64, i32).
 func (m *Manager) hash(parts ...[]byte) uint64 {
 	h := sha256.New()
 	h.Write(m.key[:])
 	for _, p := range parts {
-		h.Write([]byte{byte(len(p))})
 		h.Write(p)
 	}
 	var sum [32]byte
@@ -236,17 +236,23 @@ func (m *Manager) hash(parts ...[]byte) uint64 {
 	return binary.LittleEndian.Uint64(sum[:8])
 }
 
+// vec serializes a byte vector: compact-size length, then the bytes
+// (every vector hashed here is shorter than 253 bytes).
+func vec(b []byte) []byte { return append([]byte{byte(len(b))}, b...) }
+
 func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 
+func i32(v int) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(int32(v))) }
+
 func (m *Manager) triedBucket(k *addrKey) int {
-	h1 := m.hash(k.bytes()) % triedBucketsPerGroup
-	return int(m.hash(m.group(k), u64(h1)) % triedBucketCount)
+	h1 := m.hash(vec(k.bytes())) % triedBucketsPerGroup
+	return int(m.hash(vec(m.group(k)), u64(h1)) % triedBucketCount)
 }
 
 func (m *Manager) newBucket(k, src *addrKey) int {
 	sg := m.group(src)
-	h1 := m.hash(m.group(k), sg) % newBucketsPerSourceGroup
-	return int(m.hash(sg, u64(h1)) % newBucketCount)
+	h1 := m.hash(vec(m.group(k)), vec(sg)) % newBucketsPerSourceGroup
+	return int(m.hash(vec(sg), u64(h1)) % newBucketCount)
 }
 
 func (m *Manager) bucketPos(isNew bool, bucket int, k *addrKey) int {
@@ -254,7 +260,7 @@ func (m *Manager) bucketPos(isNew bool, bucket int, k *addrKey) int {
 	if isNew {
 		tag = 'N'
 	}
-	return int(m.hash([]byte{tag}, u64(uint64(bucket)), k.bytes()) % bucketSize)
+	return int(m.hash([]byte{tag}, i32(bucket), vec(k.bytes())) % bucketSize)
 }
 
 // Size returns the number of addresses known.

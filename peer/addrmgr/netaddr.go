@@ -11,10 +11,16 @@ import (
 // it is not a BIP155 network.
 const netInternal wire.NetworkID = 0xfe
 
-// Group prefixes of addresses that have no real network group.
+// Core's network classes, the first byte of a network group (its enum
+// Network, which differs from BIP155's network ids).
 const (
-	groupUnroutable = 0
-	groupLocal      = 255
+	classUnroutable = 0
+	classIPv4       = 1
+	classIPv6       = 2
+	classOnion      = 3
+	classI2P        = 4
+	classCJDNS      = 5
+	classInternal   = 6
 )
 
 // addrKey identifies an address (network, address bytes, port); it is
@@ -96,13 +102,16 @@ func (k *addrKey) ip() (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// bytes is the serialization hashed for bucketing: network, address,
-// big-endian port.
+// bytes is the serialization hashed for bucketing, Core's
+// CService::GetKey: the address as addr (v1) serializes it (16 bytes,
+// IPv4 mapped into IPv6) for IPv4, IPv6 and internal addresses, the raw
+// address for the others, then the big-endian port.
 func (k *addrKey) bytes() []byte {
-	n := k.addrLen()
-	b := make([]byte, 0, 1+n+2)
-	b = append(b, byte(k.net))
-	b = append(b, k.addr[:n]...)
+	b := make([]byte, 0, 32+2)
+	if k.net == wire.NetIPv4 {
+		b = append(b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff)
+	}
+	b = append(b, k.addr[:k.addrLen()]...)
 	return append(b, byte(k.port>>8), byte(k.port))
 }
 
@@ -117,24 +126,22 @@ var (
 	// Ranges that are not globally routable (Bitcoin Core's
 	// CNetAddr::IsRoutable and IsValid).
 	unroutable = []netip.Prefix{
-		pfx("0.0.0.0/8"),       // "this network"
-		pfx("10.0.0.0/8"),      // RFC1918
-		pfx("172.16.0.0/12"),   // RFC1918
-		pfx("192.168.0.0/16"),  // RFC1918
-		pfx("198.18.0.0/15"),   // RFC2544 benchmarking
-		pfx("169.254.0.0/16"),  // RFC3927 link local
-		pfx("100.64.0.0/10"),   // RFC6598 shared address space
-		pfx("192.0.2.0/24"),    // RFC5737 documentation
-		pfx("198.51.100.0/24"), // RFC5737
-		pfx("203.0.113.0/24"),  // RFC5737
-		pfx("224.0.0.0/4"),     // multicast
-		pfx("240.0.0.0/4"),     // reserved, broadcast
-		pfx("2001:db8::/32"),   // RFC3849 documentation
-		pfx("fc00::/7"),        // RFC4193 unique local
-		pfx("fe80::/64"),       // RFC4862 link local
-		pfx("2001:10::/28"),    // RFC4843 ORCHID
-		pfx("2001:20::/28"),    // RFC7343 ORCHIDv2
-		pfx("ff00::/8"),        // multicast
+		pfx("0.0.0.0/8"),          // "this network"
+		pfx("10.0.0.0/8"),         // RFC1918
+		pfx("172.16.0.0/12"),      // RFC1918
+		pfx("192.168.0.0/16"),     // RFC1918
+		pfx("198.18.0.0/15"),      // RFC2544 benchmarking
+		pfx("169.254.0.0/16"),     // RFC3927 link local
+		pfx("100.64.0.0/10"),      // RFC6598 shared address space
+		pfx("192.0.2.0/24"),       // RFC5737 documentation
+		pfx("198.51.100.0/24"),    // RFC5737
+		pfx("203.0.113.0/24"),     // RFC5737
+		pfx("255.255.255.255/32"), // broadcast (INADDR_NONE)
+		pfx("2001:db8::/32"),      // RFC3849 documentation
+		pfx("fc00::/7"),           // RFC4193 unique local
+		pfx("fe80::/64"),          // RFC4862 link local
+		pfx("2001:10::/28"),       // RFC4843 ORCHID
+		pfx("2001:20::/28"),       // RFC7343 ORCHIDv2
 	}
 	rfc6052   = pfx("64:ff9b::/96")  // NAT64 well-known prefix
 	rfc3964   = pfx("2002::/16")     // 6to4
@@ -187,47 +194,49 @@ func isRoutableIP(ip netip.Addr) bool {
 // group returns the network group of k: addresses in one group are
 // assumed to be under one operator's control, so the tables limit how many
 // of them we keep and connect to.
+//
+// The bytes are Core's (NetGroupManager::GetGroup without an ASMap), so
+// that addresses land in the buckets they would in Core's addrman.
 func group(k *addrKey) []byte {
 	switch k.net {
-	case wire.NetTorV3, wire.NetI2P:
+	case wire.NetTorV3:
 		// Keys are random, so only 4 bits are used: this limits an
 		// attacker to a sixteenth of the buckets for these networks.
-		return []byte{byte(k.net), k.addr[0] | 0x0f}
+		return []byte{classOnion, k.addr[0] | 0x0f}
+	case wire.NetI2P:
+		return []byte{classI2P, k.addr[0] | 0x0f}
 	case wire.NetCJDNS:
 		// The first byte is always 0xfc; the random bits follow.
-		return []byte{byte(k.net), k.addr[0], k.addr[1] | 0x0f}
+		return []byte{classCJDNS, k.addr[0], k.addr[1] | 0x0f}
 	case netInternal:
-		return append([]byte{byte(k.net)}, k.addr[:16]...)
+		// Each name has a group of its own: the ten bytes after the
+		// internal prefix.
+		return append([]byte{classInternal}, k.addr[len(internalInIPv6Prefix):16]...)
 	}
 	ip, ok := k.ip()
-	if !ok {
-		return []byte{groupUnroutable}
-	}
-	if ip.IsLoopback() {
-		return []byte{groupLocal}
-	}
-	if !isRoutableIP(ip) {
-		return []byte{groupUnroutable}
+	if !ok || ip.IsLoopback() || !isRoutableIP(ip) {
+		// Local and unroutable addresses share one group.
+		return []byte{classUnroutable}
 	}
 	if ip.Is4() {
 		b := ip.As4()
-		return []byte{byte(wire.NetIPv4), b[0], b[1]}
+		return []byte{classIPv4, b[0], b[1]}
 	}
 	b := ip.As16()
 	// IPv6 addresses that embed an IPv4 address are grouped by it, or an
 	// attacker with one IPv4 /16 could appear as many IPv6 groups.
 	switch {
 	case rfc6145.Contains(ip), rfc6052.Contains(ip), rfc4291v4.Contains(ip):
-		return []byte{byte(wire.NetIPv4), b[12], b[13]}
+		return []byte{classIPv4, b[12], b[13]}
 	case rfc3964.Contains(ip):
-		return []byte{byte(wire.NetIPv4), b[2], b[3]}
+		return []byte{classIPv4, b[2], b[3]}
 	case rfc4380.Contains(ip):
-		return []byte{byte(wire.NetIPv4), b[12] ^ 0xff, b[13] ^ 0xff}
+		return []byte{classIPv4, b[12] ^ 0xff, b[13] ^ 0xff}
 	case heNet.Contains(ip):
 		// Hurricane Electric hands out /36s within one /32.
-		return []byte{byte(wire.NetIPv6), b[0], b[1], b[2], b[3], b[4] & 0xf0}
+		return []byte{classIPv6, b[0], b[1], b[2], b[3], b[4] | 0x0f}
 	}
-	return []byte{byte(wire.NetIPv6), b[0], b[1], b[2], b[3]}
+	return []byte{classIPv6, b[0], b[1], b[2], b[3]}
 }
 
 // group is the address's network group for bucketing: its autonomous
@@ -236,7 +245,7 @@ func (m *Manager) group(k *addrKey) []byte {
 	if m.cfg.ASMap != nil {
 		if ip, ok := k.ip(); ok && isRoutableIP(ip) && !ip.IsLoopback() {
 			if asn := m.cfg.ASMap.Lookup(ip); asn != 0 {
-				return []byte{byte(wire.NetIPv6), byte(asn), byte(asn >> 8), byte(asn >> 16), byte(asn >> 24)}
+				return []byte{classIPv6, byte(asn), byte(asn >> 8), byte(asn >> 16), byte(asn >> 24)}
 			}
 		}
 	}
