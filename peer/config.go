@@ -270,6 +270,12 @@ type Config struct {
 	// follows as soon as the download ends.
 	InitialDownload func() bool
 
+	// V2 enables the BIP324 encrypted transport: an outbound peer opens
+	// with the v2 handshake (the caller sets it only when the remote
+	// advertises NODE_P2P_V2); an inbound peer may speak either, told
+	// apart by whether its first bytes are a v1 version header.
+	V2 bool
+
 	// Listeners receive the messages.
 	Listeners MessageListeners
 

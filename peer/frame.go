@@ -42,7 +42,10 @@ func lenientLength(cmd string) bool {
 // It returns ok false once the peer has been disconnected, for a framing
 // error or because the connection ended.
 func (p *Peer) readFrame() (f frame, ok bool) {
-	n, err := io.ReadFull(p.conn, p.hdr[:])
+	if p.v2 != nil {
+		return p.readFrameV2()
+	}
+	n, err := io.ReadFull(p.rd, p.hdr[:])
 	if err != nil {
 		p.readFailed(n, err)
 		return f, false
@@ -61,20 +64,13 @@ func (p *Peer) readFrame() (f frame, ok bool) {
 		p.misbehaveAndDisconnect(PenaltyWrongNetwork, ErrBadMessage, err.Error())
 		return f, false
 	}
-	if hdrErr == nil && !lenientLength(hdr.Command) {
-		if msg, mkErr := wire.MakeEmptyMessage(hdr.Command); mkErr == nil {
-			if max := msg.MaxPayloadLength(p.pver.Load()); hdr.Length > max {
-				p.countRecv(hdr.Command, n)
-				p.misbehaveAndDisconnect(PenaltyOversized, ErrBadMessage,
-					fmt.Sprintf("%v: payload length of %s message %d exceeds maximum %d", wire.ErrLimitExceeded, hdr.Command, hdr.Length, max))
-				return f, false
-			}
-		}
+	if hdrErr == nil && !p.checkLength(hdr.Command, hdr.Length, n) {
+		return f, false
 	}
 	// The length is at most MaxProtocolMessageLength here, and the
 	// buffer goes back to the pool after the message is handled.
 	bp := wire.GetBuffer(int(hdr.Length))
-	pn, err := io.ReadFull(p.conn, *bp)
+	pn, err := io.ReadFull(p.rd, *bp)
 	n += pn
 	if err != nil {
 		wire.PutBuffer(bp)
@@ -101,6 +97,26 @@ func (p *Peer) readFrame() (f frame, ok bool) {
 		l(p, false, hdr.Command, *bp)
 	}
 	return frame{cmd: hdr.Command, buf: bp, n: n}, true
+}
+
+// checkLength refuses a payload longer than its message's limit (n
+// bytes, counted here, were read for it); the messages lenientLength
+// lists are checked later.
+func (p *Peer) checkLength(cmd string, length uint32, n int) bool {
+	if lenientLength(cmd) {
+		return true
+	}
+	msg, err := wire.MakeEmptyMessage(cmd)
+	if err != nil {
+		return true
+	}
+	if max := msg.MaxPayloadLength(p.pver.Load()); length > max {
+		p.countRecv(cmd, n)
+		p.misbehaveAndDisconnect(PenaltyOversized, ErrBadMessage,
+			fmt.Sprintf("%v: payload length of %s message %d exceeds maximum %d", wire.ErrLimitExceeded, cmd, length, max))
+		return false
+	}
+	return true
 }
 
 // readFailed ends the connection after a read error, unless it was our

@@ -3,6 +3,7 @@ package peer
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/peer/bloom"
+	"github.com/btcnode/btcd/peer/v2transport"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -45,6 +47,15 @@ type Peer struct {
 	gotVersion bool
 	gotVerAck  bool
 	hdr        [wire.MessageHeaderSize]byte // the reader's header buffer
+
+	// The transport (transport.go), set by the reader before
+	// transportReady is closed and fixed after: rd is what v1 frames are
+	// read from, v2 the BIP324 session when there is one.
+	rd             io.Reader
+	v2             *v2transport.Session
+	transport      atomic.Value // string, one of the Transport names
+	transportReady chan struct{}
+	v2Failed       atomic.Bool // the v2 handshake did not complete
 
 	// State changed by later messages.
 	sendHeaders  atomic.Bool
@@ -129,18 +140,19 @@ func NewOutbound(cfg *Config, conn net.Conn, addr string) *Peer {
 
 func newPeer(cfg *Config, conn net.Conn, inbound bool, addr string) *Peer {
 	p := &Peer{
-		cfg:           *cfg,
-		conn:          conn,
-		inbound:       inbound,
-		addr:          addr,
-		id:            nextPeerID.Add(1) - 1, // Core numbers peers from 0
-		connTime:      clock.Now(),
-		quit:          make(chan struct{}),
-		done:          make(chan struct{}),
-		handshakeDone: make(chan struct{}),
-		sentPerCmd:    make(map[string]uint64),
-		recvPerCmd:    make(map[string]uint64),
-		addrTokens:    1, // Core starts the bucket with one token
+		cfg:            *cfg,
+		conn:           conn,
+		inbound:        inbound,
+		addr:           addr,
+		id:             nextPeerID.Add(1) - 1, // Core numbers peers from 0
+		connTime:       clock.Now(),
+		quit:           make(chan struct{}),
+		done:           make(chan struct{}),
+		handshakeDone:  make(chan struct{}),
+		transportReady: make(chan struct{}),
+		sentPerCmd:     make(map[string]uint64),
+		recvPerCmd:     make(map[string]uint64),
+		addrTokens:     1, // Core starts the bucket with one token
 	}
 	p.cfg.applyDefaults(inbound)
 	p.pver.Store(p.cfg.ProtocolVersion)

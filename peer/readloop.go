@@ -46,7 +46,9 @@ func (p *Peer) sendVersion() {
 func (p *Peer) readLoop() {
 	defer p.wg.Done()
 	defer p.disconnect(ErrConnection)
-
+	if !p.setupTransport() {
+		return
+	}
 	for !p.gotVersion || !p.gotVerAck {
 		f, ok := p.readFrame()
 		if !ok {

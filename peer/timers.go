@@ -74,6 +74,9 @@ func (p *Peer) inactivityCheck(now time.Time) bool {
 		secs := int64(now.Sub(time.Unix(0, lastRecv)) / time.Second)
 		p.cfg.Log.Debugf("socket receive timeout: %ds, disconnecting peer=%d", secs, p.id)
 		p.disconnectf(ErrIdleTimeout, "nothing received for %ds", secs)
+	case !p.handshakeComplete() && !p.transportUp():
+		p.cfg.Log.Debugf("V2 handshake timeout, disconnecting peer=%d", p.id)
+		p.disconnectf(ErrHandshakeTimeout, "no v2 handshake within %v", p.cfg.HandshakeTimeout)
 	case !p.handshakeComplete():
 		p.cfg.Log.Debugf("version handshake timeout, disconnecting peer=%d", p.id)
 		p.disconnectf(ErrHandshakeTimeout, "no handshake within %v", p.cfg.HandshakeTimeout)

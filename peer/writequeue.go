@@ -222,9 +222,13 @@ func (p *Peer) encode(msg wire.Message, enc wire.MessageEncoding) (*[]byte, erro
 		wire.PutBuffer(bp)
 		return nil, fmt.Errorf("%w: %s payload of %d bytes exceeds its limit", ErrBadMessage, cmd, len(payload))
 	}
-	sum := wire.DoubleHashH(payload)
 	hdr := wire.MessageHeader{Net: p.cfg.Net, Command: cmd, Length: uint32(len(payload))}
-	copy(hdr.Checksum[:], sum[:4])
+	// A v2 packet carries its own MAC; the v1 checksum is only needed
+	// when the message goes out in v1.
+	if !p.usesV2() {
+		sum := wire.DoubleHashH(payload)
+		copy(hdr.Checksum[:], sum[:4])
+	}
 	hdr.AppendTo(buf[:0])
 	*bp = buf
 	return bp, nil
@@ -316,6 +320,11 @@ func (p *Peer) writeLoop() {
 	// Core; the timer only wakes the writer when real time would.
 	trickle := time.NewTimer(p.maybeTrickle(clock.Now()))
 	defer trickle.Stop()
+	// Nothing is written before the transport is settled (a v2
+	// handshake writes its own bytes).
+	if !p.waitTransport(tick.C) {
+		return
+	}
 	handshake := p.handshakeDone
 	for {
 		if m, ok := p.wq.pop(); ok {
@@ -347,8 +356,16 @@ func (p *Peer) write(m outMsg) bool {
 		p.cfg.Log.Debugf("sending %s (%d bytes) peer=%d", m.cmd, len(buf)-wire.MessageHeaderSize, p.id)
 	}
 	p.conn.SetWriteDeadline(time.Now().Add(p.cfg.WriteTimeout))
-	n, err := p.conn.Write(buf)
-	if n > 0 {
+	var n int
+	var err error
+	if p.v2 != nil {
+		n, err = p.v2.WriteMessage(m.cmd, buf[wire.MessageHeaderSize:])
+	} else {
+		n, err = p.conn.Write(buf)
+	}
+	if n > 0 && p.v2 != nil {
+		p.countMsg(false, m.cmd, n)
+	} else if n > 0 {
 		p.countSent(m.cmd, n)
 	}
 	if l := p.cfg.Listeners.OnWrite; l != nil {

@@ -469,6 +469,10 @@ func applyConnection(a *args, cfg *node.Config) error {
 		cfg.I2PSAM = v
 	}
 	cfg.PeerBloomFilters = a.getBool("peerbloomfilters", false)
+	cfg.V2Transport = "0"
+	if a.getBool("v2transport", true) {
+		cfg.V2Transport = "1"
+	}
 	cfg.BlocksOnly = a.getBool("blocksonly", false)
 	if cfg.BlocksOnly && !a.isSet("maxmempool") {
 		cfg.MaxMempool = 5

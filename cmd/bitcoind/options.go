@@ -127,7 +127,7 @@ var options = []option{
 	{name: "i2psam", arg: "<ip:port>", help: "I2P SAM proxy address, reported by getnetworkinfo and -getinfo (the node opens no I2P connections)", group: gConnection},
 	{name: "i2pacceptincoming", help: "Whether to accept inbound I2P connections (not supported)", group: gHidden, disp: unsupported, off: "1"},
 	{name: "onlynet", arg: "<net>", help: "Make automatic outbound connections only to network <net> (ipv4, ipv6, onion, i2p, cjdns). Inbound and manual connections are not affected by this option. It can be specified multiple times to allow multiple networks.", group: gConnection, flags: networkOnly},
-	{name: "v2transport", help: "Support v2 transport (accepted; this node speaks the v1 transport only)", group: gConnection, disp: output},
+	{name: "v2transport", help: "Support v2 transport (default: 1)", group: gConnection},
 	{name: "peerbloomfilters", help: "Support filtering of blocks and transaction with bloom filters (default: 0)", group: gConnection},
 	{name: "peerblockfilters", help: "Serve compact block filters to peers per BIP 157 (default: 0)", group: gConnection},
 	{name: "txreconciliation", help: "Enable transaction reconciliations per BIP 330 (only 0 is supported)", group: gHidden, flags: debugOnly, disp: unsupported, off: "0"},

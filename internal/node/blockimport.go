@@ -78,7 +78,12 @@ func (s *server) importBlocks(paths []string) {
 			}
 		}
 		if strings.HasSuffix(p, reindexDirName) {
-			os.RemoveAll(p)
+			// The files were read, not moved: a block file the
+			// operator made immutable stays, and so does the copy.
+			if err := os.RemoveAll(p); err != nil {
+				srvrLog.Warnf("Removing %s after the reindex: %v", p, err)
+			}
+			srvrLog.Info("Reindexing finished")
 		}
 	}
 	tip := s.chain.BestSnapshot()

@@ -2,6 +2,7 @@ package node
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btcnode/btcd/database"
@@ -28,7 +29,9 @@ func TestLoadBlockAndReindex(t *testing.T) {
 		t.Fatalf("imported UTXO set differs")
 	}
 
-	// Restart d with --reindex: same tip and UTXO set from its own files.
+	// Restart d with --reindex: same tip and UTXO set from its own files,
+	// and Core's words when it is done.
+	logged := captureLog(t)
 	dataDir := d.dir
 	d.s.Stop()
 	cfg, err := loadConfig([]string{"--regtest", "--appdata=" + dataDir, "--datadir=" + filepath.Join(dataDir, "data"),
@@ -47,4 +50,5 @@ func TestLoadBlockAndReindex(t *testing.T) {
 	if o, v, h := utxoStats(t, r); o != outs || v != amount || h != hash {
 		t.Fatalf("reindexed UTXO set differs")
 	}
+	waitFor(t, 10e9, "Reindexing finished", func() bool { return strings.Contains(logged(), "Reindexing finished") })
 }

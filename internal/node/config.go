@@ -164,6 +164,7 @@ type P2POptions struct {
 	I2PSAM              string        `long:"i2psam" description:"I2P SAM proxy (host:port), reported as the i2p network's proxy by getnetworkinfo; the node opens no I2P connections"`
 	BlocksOnly          bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
 	PeerBloomFilters    bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`
+	V2Transport         string        `long:"v2transport" optional:"yes" optional-value:"1" description:"BIP324 encrypted transport: 1 advertises NODE_P2P_V2, accepts v2 and v1 inbound and opens v2 to peers that advertise it (falling back to v1); 0 speaks v1 only"`
 	NoConnect           bool          `long:"noconnect" description:"Make no automatic outbound connections (only --addpeer, --connect and the addnode RPC)"`
 	WhiteBinds          []string      `long:"whitebind" description:"Listen on [permissions@]address and grant the permissions to peers connecting there (permissions as --whitelist; default noban,mempool,relay,download); may be repeated"`
 	PeerTimeout         int64         `long:"peertimeout" description:"Seconds a new connection may stay silent, or a peer may leave a ping unanswered, before it is dropped"`
@@ -366,6 +367,7 @@ func DefaultConfig() Config {
 	cfg.LimitDescendantCount = 25
 	cfg.LimitDescendantSizeKvB = 101
 	cfg.PeerTimeout = defaultPeerTimeoutSecs
+	cfg.V2Transport = "1"
 	cfg.MaxTipAge = defaultMaxTipAgeSecs
 	cfg.CheckBlocks = 6
 	cfg.CheckLevel = 3
@@ -525,6 +527,11 @@ func iniKeyAt(file string, line uint) string {
 func (cfg *Config) validate() error {
 	if err := cfg.selectNetwork(); err != nil {
 		return err
+	}
+	switch cfg.V2Transport {
+	case "1", "0", "true", "false":
+	default:
+		return invalidf("--v2transport must be 1 or 0, not %q", cfg.V2Transport)
 	}
 
 	// Paths: expand ~ and $VARS, then give each network its own folder so

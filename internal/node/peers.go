@@ -70,6 +70,11 @@ func (s *server) newPeerLayer() error {
 	if cfg.PeerBloomFilters {
 		s.peerCfg.Services |= wire.SFNodeBloom // BIP111
 	}
+	if cfg.v2Enabled() {
+		// The template's V2 stays off: onAccept and onConnection set it
+		// per connection.
+		s.peerCfg.Services |= wire.SFNodeP2PV2
+	}
 	s.sync.SetListeners(&s.peerCfg.Listeners)
 	if prev := s.peerCfg.Listeners.OnWrite; cfg.maxUploadBytes > 0 {
 		s.peerCfg.Listeners.OnWrite = func(p *peer.Peer, n int, cmd string, err error) {
@@ -222,14 +227,18 @@ func (s *server) evictInbound() bool {
 
 func (s *server) onAccept(conn net.Conn) {
 	srvrLog.Infof("Inbound connection from %s", conn.RemoteAddr())
-	p := peer.NewInbound(&s.peerCfg, conn)
+	pc := s.peerCfg
+	pc.V2 = s.cfg.v2Enabled() // either transport is accepted
+	p := peer.NewInbound(&pc, conn)
 	p.SetPermissions(s.inboundPermissions(p.IP(), conn.LocalAddr()))
 	s.runPeer(p, nil)
 }
 
 func (s *server) onConnection(req *connmgr.ConnReq, conn net.Conn) {
 	srvrLog.Debugf("Connected to %s", req.Addr)
-	p := peer.NewOutbound(&s.peerCfg, conn, req.Addr)
+	pc := s.peerCfg
+	pc.V2 = s.outboundV2(req) // v2transport.go
+	p := peer.NewOutbound(&pc, conn, req.Addr)
 	s.mu.Lock()
 	typ, oneShot := s.oneShot[req.ID]
 	delete(s.oneShot, req.ID)
@@ -289,6 +298,7 @@ func (s *server) runPeer(p *peer.Peer, req *connmgr.ConnReq) {
 			s.metrics.PeerBanned()
 		}
 		srvrLog.Debugf("Peer %v disconnected: %v", p, p.Err())
+		s.retryV1(p, req) // v2transport.go
 	}()
 }
 

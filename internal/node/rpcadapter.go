@@ -410,8 +410,11 @@ func (s *server) netBackend() *rpc.NetBackend {
 		RawAddrMan:       s.rawAddrMan,     // asmap.go
 		AddrManInfo:      s.addrManInfo,    // asmap.go
 		FetchBlock:       s.fetchBlock,     // rpcadapter_fetchblock.go
-		AddNode: func(node, command string, _ bool) error {
+		AddNode: func(node, command string, v2 bool) error {
 			addr := normalizePeerAddr(node, s.cfg.params.DefaultPort)
+			if err := s.checkV2Request(v2); err != nil && command != "remove" {
+				return err
+			}
 			switch command {
 			case "add":
 				for _, r := range s.cm.Requests() {
@@ -419,14 +422,19 @@ func (s *server) netBackend() *rpc.NetBackend {
 						return rpc.NewError(rpc.ErrClientNodeAlreadyAdded, "Error: Node already added")
 					}
 				}
+				s.mu.Lock()
 				req, err := s.cm.Connect(addr, true)
+				if err == nil {
+					s.setV2Choice(req.ID, v2) // v2transport.go
+				}
+				s.mu.Unlock()
 				if err == nil {
 					s.setAddedName(req.ID, node)
 				}
 				return err
 			case "onetry":
 				// A manual connection, as bitcoind's, though never retried.
-				return s.dialOneShot(addr, peer.ConnManual)
+				return s.dialOneShotV2(addr, peer.ConnManual, v2)
 			case "remove":
 				for _, r := range s.cm.Requests() {
 					if r.Addr == addr && r.Permanent {
@@ -533,7 +541,8 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			BytesSentPerMsg:       toInt64Map(st.BytesSentPerMsg),
 			BytesRecvPerMsg:       toInt64Map(st.BytesRecvPerMsg),
 			ConnectionType:        string(p.ConnType()),
-			TransportProtocolType: "v1",
+			TransportProtocolType: p.Transport(),
+			SessionID:             p.SessionID(),
 		}
 		pi.Network = peerNetwork(p)
 		if asn := s.addrs.MappedAS(p.IP()); asn != 0 {

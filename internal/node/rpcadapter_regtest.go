@@ -65,9 +65,12 @@ const (
 
 // addConnection answers addconnection: a one-shot outbound connection of
 // the given type, refused when that type's slots are taken.
-func (s *server) addConnection(addr, typ string, _ bool) error {
+func (s *server) addConnection(addr, typ string, v2 bool) error {
 	if !s.cfg.RegressionTest {
 		return errors.New("addconnection is for regression testing (-regtest mode) only.")
+	}
+	if err := s.checkV2Request(v2); err != nil {
+		return err
 	}
 	ct := peer.ConnType(typ)
 	limit := -1
@@ -112,5 +115,6 @@ func (s *server) addConnection(addr, typ string, _ bool) error {
 		return err
 	}
 	s.oneShot[req.ID] = ct
+	s.setV2Choice(req.ID, v2) // v2transport.go
 	return nil
 }

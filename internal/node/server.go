@@ -97,6 +97,9 @@ type server struct {
 	peers map[int32]*serverPeer
 	// oneShot maps addconnection requests to their connection type.
 	oneShot map[uint64]peer.ConnType
+	// v2Choice holds, by connection request, a transport chosen by the
+	// caller (addnode, addconnection, the v1 retry); see v2transport.go.
+	v2Choice map[uint64]bool
 	// addedNames holds the added nodes' names as given (getaddednodeinfo
 	// shows them so), by connection request; guarded by mu.
 	addedNames map[uint64]string
