@@ -141,10 +141,13 @@ func (p *Peer) decode(f *frame) (wire.Message, bool) {
 		return nil, true
 	}
 	if err := msg.BtcDecode(f.payload(), p.pver.Load(), wire.WitnessEncoding); err != nil {
-		err = fmt.Errorf("%s message: %w", f.cmd, err)
-		p.observeRead(f.n, nil, err)
-		p.misbehaveAndDisconnect(PenaltyMalformed, ErrBadMessage, err.Error())
-		return nil, false
+		// As Core, a payload that does not deserialize is logged and
+		// dropped; the connection and the peer's score are unaffected
+		// (the framing, checksum and length limits were checked, so it
+		// cost the peer its own bandwidth only).
+		p.observeRead(f.n, nil, fmt.Errorf("%s message: %w", f.cmd, err))
+		p.cfg.Log.Debugf("ProcessMessages(%s, %d bytes): Exception '%v' caught, peer=%d", f.cmd, len(f.payload()), err, p.id)
+		return nil, true
 	}
 	p.observeRead(f.n, msg, nil)
 	return msg, true

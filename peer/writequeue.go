@@ -572,3 +572,33 @@ func (p *Peer) maybeTrickle(now time.Time) time.Duration {
 	}
 	return max(next.Sub(now), minTrickleWait)
 }
+
+// MaxRawPayload bounds QueueRaw's payload: Core's serialization limit
+// (MAX_SIZE), well above what a peer accepts, so that a test can send an
+// oversized message and watch the peer drop the connection.
+const MaxRawPayload = 0x02000000
+
+// QueueRaw queues a message of any command (at most wire.CommandSize
+// bytes, possibly empty or unknown) with payload as given, unchecked, for
+// regtest's sendmsgtopeer.
+func (p *Peer) QueueRaw(cmd string, payload []byte) error {
+	if len(cmd) > wire.CommandSize {
+		return fmt.Errorf("%w: command %q too long", ErrBadMessage, cmd)
+	}
+	if len(payload) > MaxRawPayload {
+		return fmt.Errorf("%w: payload of %d bytes", ErrBadMessage, len(payload))
+	}
+	if !p.Connected() {
+		return ErrDisconnected
+	}
+	bp := wire.GetBuffer(wire.MessageHeaderSize + len(payload))
+	buf := append((*bp)[:wire.MessageHeaderSize], payload...)
+	hdr := wire.MessageHeader{Net: p.cfg.Net, Command: cmd, Length: uint32(len(payload))}
+	if !p.usesV2() {
+		sum := wire.DoubleHashH(payload)
+		copy(hdr.Checksum[:], sum[:4])
+	}
+	hdr.AppendTo(buf[:0])
+	*bp = buf
+	return p.push(outMsg{buf: bp, cmd: cmd}, priorityOf(cmd))
+}

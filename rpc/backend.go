@@ -225,6 +225,9 @@ type MiningBackend struct {
 // NetBackend serves the network methods.
 type NetBackend struct {
 	AddNode func(node, command string, v2transport bool) error
+	// V2Transport reports the node's -v2transport setting, addnode's
+	// default for its v2transport argument; nil means false.
+	V2Transport func() bool
 	// AddConnection opens a test outbound connection of a Core
 	// connection type (regtest's addconnection); at capacity it returns
 	// ErrClientNodeCapacityReached.
@@ -246,6 +249,9 @@ type NetBackend struct {
 	// (addpeeraddress); an address that does not parse is success false
 	// without an error text.
 	AddPeerAddress func(address string, port uint16, tried bool) (*AddPeerAddressResult, error)
+	// SendMsgToPeer queues a message of any type and payload to the
+	// connected peer id (sendmsgtopeer); an error means no such peer.
+	SendMsgToPeer func(id int64, cmd string, payload []byte) error
 	// RawAddrMan lists the address manager's tables by table name
 	// ("new", "tried") and "bucket/position" (getrawaddrman).
 	RawAddrMan func() (map[string]map[string]RawAddrManEntry, error)

@@ -29,6 +29,7 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(signMethods()...)          // signrawtx.go
 	r.add(feeRawMethods()...)        // fees_raw.go
 	r.add(addPeerMethods()...)       // addpeer.go
+	r.add(sendMsgMethods()...)       // sendmsg.go
 	r.add(addrManMethods()...)       // addrman.go
 	r.add(scanBlocksMethods()...)    // scanblocks.go, descactivity.go
 	r.add(blockFromPeerMethods()...) // getblockfrompeer.go

@@ -274,7 +274,7 @@ func TestRegisteredMethods(t *testing.T) {
 			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool", "scantxoutset",
 			"scanblocks", "getdescriptoractivity", "getblockfrompeer", "dumptxoutset"},
 		"hidden": {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "addconnection", "getorphantxs",
-			"estimaterawfee", "generate", "addpeeraddress", "echoipc", "getrawaddrman"},
+			"estimaterawfee", "generate", "addpeeraddress", "echoipc", "getrawaddrman", "sendmsgtopeer"},
 		"control":    {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
 		"mining":     {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader", "prioritisetransaction", "getprioritisedtransactions"},
 		"generating": {"generatetoaddress", "generateblock", "generatetodescriptor"},

@@ -28,21 +28,22 @@ Or try a connection to a node once.`,
 			Args: []Arg{
 				{Name: "node", Type: ArgStr, Description: "The address of the peer to connect to"},
 				{Name: "command", Type: ArgStr, Description: "'add' to add a node to the list, 'remove' to remove a node from the list, 'onetry' to try a connection to the node once"},
-				{Name: "v2transport", Type: ArgBool, Optional: true, Default: "false", Description: "Attempt to connect using BIP324 v2 transport protocol (ignored for 'remove' command)"},
+				{Name: "v2transport", Type: ArgBool, Optional: true, Default: "set by -v2transport", Description: "Attempt to connect using BIP324 v2 transport protocol (ignored for 'remove' command)"},
 			},
 			Result:    "null    (json null)",
 			Available: netHas(func(n *NetBackend) bool { return n.AddNode != nil }),
 			Handler: func(s *Server, p *Params) (any, error) {
 				node, _ := p.Str(0, "")
 				cmd, _ := p.Str(1, "")
-				v2, err := p.Bool(2, false)
+				n := s.net()
+				v2, err := p.Bool(2, n.V2Transport != nil && n.V2Transport())
 				if err != nil {
 					return nil, err
 				}
 				if cmd != "add" && cmd != "remove" && cmd != "onetry" {
 					return nil, NewError(ErrMisc, s.methods["addnode"].HelpText())
 				}
-				return nil, s.net().AddNode(node, cmd, v2)
+				return nil, n.AddNode(node, cmd, v2)
 			},
 		},
 		{

@@ -109,7 +109,7 @@ var options = []option{
 	{name: "asmap", arg: "<file>", help: "Specify asn mapping used for bucketing of the peers (default: ip_asn.map). Relative paths will be prefixed by the net-specific datadir location.", group: gConnection},
 	{name: "bantime", arg: "<n>", help: "Default duration (in seconds) of manually configured bans (default: 86400)", group: gConnection},
 	{name: "bind", arg: "<addr>[:<port>][=onion]", help: "Bind to given address and always listen on it (default: 0.0.0.0). Use [host]:port notation for IPv6. A trailing =onion is accepted; such a listener is an ordinary one.", group: gConnection, flags: networkOnly},
-	{name: "cjdnsreachable", help: "If set, then this host is configured for CJDNS (not supported)", group: gHidden, disp: unsupported, off: "0"},
+	{name: "cjdnsreachable", help: "If set, then this host is configured for CJDNS (connecting to fc00::/8 addresses would lead us to the CJDNS network) (default: 0)", group: gConnection},
 	{name: "connect", arg: "<ip>", help: "Connect only to the specified node; -noconnect disables automatic connections. This option can be specified multiple times to connect to multiple nodes.", group: gConnection, flags: networkOnly},
 	{name: "discover", help: "Discover own IP addresses (default: 1 when listening and no -externalip or -proxy)", group: gConnection},
 	{name: "dns", help: "Allow DNS lookups for -addnode, -seednode and -connect (only 1 is supported)", group: gHidden, disp: unsupported, off: "1"},

@@ -152,6 +152,7 @@ type P2POptions struct {
 	Whitelists          []string      `long:"whitelist" description:"Add an IP network or IP that will not be banned (eg. 192.168.1.0/24 or ::1); may be repeated"`
 	DisableDNSSeed      bool          `long:"nodnsseed" description:"Disable DNS seeding for peers"`
 	ForceDNSSeed        bool          `long:"forcednsseed" description:"Query the DNS seeds at start-up even when the address manager already knows addresses"`
+	CJDNSReachable      bool          `long:"cjdnsreachable" description:"This host is on the CJDNS network: addresses in fc00::/8 are CJDNS addresses, reached directly (or through --proxy)"`
 	OnlyNets            []string      `long:"onlynet" description:"Make automatic outbound connections only to this network (ipv4, ipv6, onion, i2p, cjdns); may be repeated"`
 	CaptureMessages     bool          `long:"capturemessages" description:"Write every P2P message to message_capture/<peer>/msgs_recv.dat and msgs_sent.dat in the data directory (debugging)"`
 	SeedNodes           []string      `long:"seednode" description:"Connect to a node (host[:port]) only to fetch peer addresses, then disconnect; tried before the DNS seeds; may be repeated"`

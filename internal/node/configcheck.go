@@ -120,8 +120,13 @@ func (cfg *Config) validateRPC() error {
 	cfg.rpcAllowIPs = nil
 	for _, a := range cfg.RPCAllowIPs {
 		p, err := parseAllowIP(a)
+		// With CJDNS reachable, fc00::/8 is CJDNS, not a local RFC4193
+		// network (whose fd00::/8 half stays allowed), as in Core.
+		if err == nil && cfg.CJDNSReachable && cjdnsPrefix.Overlaps(p) && p.Bits() >= cjdnsPrefix.Bits() {
+			err = errors.New("CJDNS subnet")
+		}
 		if err != nil {
-			return invalidf("--rpcallowip: Invalid -rpcallowip subnet specification: %s. Valid values are a single IP (e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0), a network/CIDR (e.g. 1.2.3.4/24), all ipv4 (0.0.0.0/0), or all ipv6 (::/0).", a)
+			return invalidf("--rpcallowip: Invalid -rpcallowip subnet specification: %s. Valid values are a single IP (e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0), a network/CIDR (e.g. 1.2.3.4/24), all ipv4 (0.0.0.0/0), or all ipv6 (::/0). RFC4193 is allowed only if -cjdnsreachable=0.", a)
 		}
 		cfg.rpcAllowIPs = append(cfg.rpcAllowIPs, p)
 	}

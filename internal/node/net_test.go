@@ -261,7 +261,7 @@ func TestNetExternalIPAdvertised(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		n.must(t, "addnode", l.Addr().String(), "onetry")
+		n.must(t, "addnode", l.Addr().String(), "onetry", false) // the test peer speaks v1
 		r := acceptNetPeer(t, n, l, v2)
 		r.next(t, 10*time.Second, "self-announcement", func(m wire.Message) bool {
 			switch m := m.(type) {
@@ -412,7 +412,7 @@ func TestNetMaxPeersZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Close()
-	n.must(t, "addnode", l2.Addr().String(), "onetry")
+	n.must(t, "addnode", l2.Addr().String(), "onetry", false) // the test peer speaks v1
 	acceptNetPeer(t, n, l2, true)
 	waitFor(t, 30*time.Second, "two manual peers", func() bool { return len(n.s.peerList()) == 2 })
 	for _, p := range n.s.peerList() {
@@ -465,5 +465,28 @@ func TestNetLocalAddressDiscovery(t *testing.T) {
 	got := n.s.localAddresses()
 	if len(got) != 1 || got[0].Address != "5.6.7.8" || got[0].Port != int(port) || got[0].Score != 1 {
 		t.Fatalf("localaddresses %+v", got)
+	}
+}
+
+// sendmsgtopeer frames what it is given: a ping built by hand reaches the
+// peer as a ping.
+func TestSendMsgToPeer(t *testing.T) {
+	n := newTestNode(t)
+	r := dialNetPeer(t, n)
+	var id int64 = -1
+	waitFor(t, 10*time.Second, "peer listed", func() bool {
+		for _, p := range n.s.peerList() {
+			id = int64(p.ID())
+		}
+		return id >= 0
+	})
+	n.must(t, "sendmsgtopeer", id, "ping", "0102030405060708")
+	// The node pings on its own too; the one sent by hand has this nonce.
+	r.next(t, 10*time.Second, "the ping sent by hand", func(m wire.Message) bool {
+		p, ok := m.(*wire.MsgPing)
+		return ok && p.Nonce == 0x0807060504030201
+	})
+	if _, rerr := n.rpcCall(t, "sendmsgtopeer", id+100, "ping", ""); rerr == nil || rerr.Message != "Error: Could not send message to peer" {
+		t.Errorf("unknown peer: %v", rerr)
 	}
 }

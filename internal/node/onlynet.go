@@ -1,6 +1,7 @@
 package node
 
 import (
+	"net/netip"
 	"strings"
 
 	"github.com/btcnode/btcd/wire"
@@ -43,4 +44,17 @@ func (cfg *Config) validateOnlyNet() error {
 // an address of network id (--onlynet; every network without it).
 func (cfg *Config) reachableNet(id wire.NetworkID) bool {
 	return cfg.onlyNets == nil || cfg.onlyNets[id]
+}
+
+// cjdnsPrefix is where CJDNS addresses live inside IPv6 (fc00::/8).
+var cjdnsPrefix = netip.MustParsePrefix("fc00::/8")
+
+// flipCJDNS returns an IPv6 address in fc00::/8 as a CJDNS address when
+// --cjdnsreachable says this host is on CJDNS (Core's
+// MaybeFlipIPv6toCJDNS); other addresses are returned unchanged.
+func (cfg *Config) flipCJDNS(id wire.NetworkID, raw []byte) wire.NetworkID {
+	if cfg.CJDNSReachable && id == wire.NetIPv6 && len(raw) == 16 && raw[0] == 0xfc {
+		return wire.NetCJDNS
+	}
+	return id
 }

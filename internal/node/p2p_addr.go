@@ -48,14 +48,17 @@ func (s *server) setupAddrRelay() {
 }
 
 // reachable reports whether we could connect to na (Core's reachable
-// networks): IP always, Tor through a proxy, I2P and CJDNS never (not
-// supported). Only reachable addresses are stored.
+// networks): IP always, Tor through a proxy, CJDNS with
+// --cjdnsreachable, I2P never (not supported). Only reachable addresses
+// are stored.
 func (r *addrRelay) reachable(na *wire.NetAddressV2) bool {
 	switch na.NetworkID {
 	case wire.NetIPv4, wire.NetIPv6:
 		return true
 	case wire.NetTorV3:
 		return r.s.cfg.Proxy != "" || r.s.cfg.OnionProxy != ""
+	case wire.NetCJDNS:
+		return r.s.cfg.CJDNSReachable
 	}
 	return false
 }

@@ -407,9 +407,11 @@ func (s *server) netBackend() *rpc.NetBackend {
 		AddedNodeInfo:    s.addedNodeInfo,
 		AddConnection:    s.addConnection,
 		AddPeerAddress:   s.addPeerAddress, // rpcadapter_addpeer.go
+		SendMsgToPeer:    s.sendMsgToPeer,  // rpcadapter_addpeer.go
 		RawAddrMan:       s.rawAddrMan,     // asmap.go
 		AddrManInfo:      s.addrManInfo,    // asmap.go
 		FetchBlock:       s.fetchBlock,     // rpcadapter_fetchblock.go
+		V2Transport:      s.cfg.v2Enabled,
 		AddNode: func(node, command string, v2 bool) error {
 			addr := normalizePeerAddr(node, s.cfg.params.DefaultPort)
 			if err := s.checkV2Request(v2); err != nil && command != "remove" {

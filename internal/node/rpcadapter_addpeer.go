@@ -1,6 +1,8 @@
 package node
 
 import (
+	"errors"
+
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
@@ -15,6 +17,7 @@ func (s *server) addPeerAddress(host string, port uint16, tried bool) (*rpc.AddP
 	if err != nil || host == "" {
 		return &rpc.AddPeerAddressResult{}, nil
 	}
+	netID = s.cfg.flipCJDNS(netID, raw)
 	na := wire.NetAddressV2{
 		Timestamp: uint32(clock.Now().Unix()),
 		Services:  wire.SFNodeNetwork | wire.SFNodeWitness,
@@ -28,4 +31,14 @@ func (s *server) addPeerAddress(host string, port uint16, tried bool) (*rpc.AddP
 		return &rpc.AddPeerAddressResult{Error: "failed-adding-to-tried"}, nil
 	}
 	return &rpc.AddPeerAddressResult{Success: true}, nil
+}
+
+// sendMsgToPeer serves sendmsgtopeer.
+func (s *server) sendMsgToPeer(id int64, cmd string, payload []byte) error {
+	for _, p := range s.peerList() {
+		if int64(p.ID()) == id {
+			return p.QueueRaw(cmd, payload)
+		}
+	}
+	return errors.New("no such peer")
 }

@@ -27,8 +27,8 @@ func proxyText(addr, defPort string) string {
 // networksInfo is getnetworkinfo's "networks": each network bitcoind
 // knows, in its order, with the proxy reaching it. -proxy serves every
 // network except I2P, -onion overrides it for Tor, and -i2psam names the
-// I2P proxy (shown, though this node makes no I2P or CJDNS connections, so
-// both stay unreachable).
+// I2P proxy (shown, though this node makes no I2P connections, so it stays
+// unreachable); CJDNS is reachable with --cjdnsreachable.
 func networksInfo(cfg *Config) []rpc.NetworkEntry {
 	proxy := proxyText(cfg.Proxy, defaultSOCKSPort)
 	onion := proxyText(cfg.OnionProxy, defaultSOCKSPort)
@@ -47,6 +47,6 @@ func networksInfo(cfg *Config) []rpc.NetworkEntry {
 		entry("onion", onion, onion != "", true),
 		// bitcoind's SAM proxy does no stream isolation.
 		entry("i2p", proxyText(cfg.I2PSAM, defaultSAMPort), false, false),
-		entry("cjdns", proxy, false, true),
+		entry("cjdns", proxy, cfg.CJDNSReachable, true),
 	}
 }

@@ -71,7 +71,7 @@ func TestAddNodeOneTryIsManual(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	n.must(t, "addnode", l.Addr().String(), "onetry")
+	n.must(t, "addnode", l.Addr().String(), "onetry", false) // the test peer speaks v1
 	acceptNetPeer(t, n, l, false)
 	var out []struct {
 		Type string `json:"connection_type"`
