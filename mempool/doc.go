@@ -2,8 +2,9 @@
 // (standardness, dust, fees, TRUC), acceptance with full replace-by-fee,
 // ancestor/descendant limits with the CPFP carve-out, the orphan pool, the
 // memory limit with a rolling minimum fee, expiry, reaction to connected and
-// disconnected blocks, block-template transaction selection, fee estimation
-// and persistence of both the pool (mempool.dat) and the estimator.
+// disconnected blocks, the copy of its transactions block assembly
+// (internal/mining) selects from, fee estimation and persistence of both
+// the pool (mempool.dat) and the estimator.
 //
 // The package depends on wire and txscript (script classification and
 // sigop counting). Everything it needs from the chain and script

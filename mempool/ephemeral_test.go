@@ -79,9 +79,10 @@ func TestEphemeralSpendsAfterReorg(t *testing.T) {
 	if !h.pool.Has(parent.TxHash()) || h.pool.Has(lazy.TxHash()) {
 		t.Fatalf("after reorg: parent %v child %v", h.pool.Has(parent.TxHash()), h.pool.Has(lazy.TxHash()))
 	}
-	// The free parent is not mined without a child.
-	if tpl := h.pool.SelectTransactions(TemplateOptions{}); len(tpl.Txs) != 0 {
-		t.Fatalf("mined %d", len(tpl.Txs))
+	// The free parent offers block assembly no fee, so it is not mined
+	// without a child (the default -blockmintxfee).
+	if c := h.pool.Candidates().Txs; len(c) != 1 || c[0].AncFees != 0 || len(c[0].Parents) != 0 {
+		t.Fatalf("candidates %+v", c)
 	}
 	h.check()
 }

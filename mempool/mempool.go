@@ -142,6 +142,8 @@ type Pool struct {
 	totalFees  int64
 	epoch      uint64
 	sequence   uint64
+	// seqWake is closed when sequence next changes (SequenceChanged).
+	seqWake chan struct{}
 
 	rollingMinFee        float64 // sat/kvB
 	lastRollingFeeUpdate int64
@@ -489,7 +491,7 @@ func (p *Pool) addEntry(e *Entry, parents, ancestors []*Entry) {
 	p.totalVSize += e.VSize
 	p.totalFees += e.Fee
 	e.Sequence = p.sequence
-	p.sequence++
+	p.bumpSequence()
 	e.AnnounceSequence = p.sequence
 }
 
@@ -555,7 +557,7 @@ func (p *Pool) removeSet(set []*Entry, reason removeReason) {
 		if p.cfg.OnRemove != nil && reason != removeBlock {
 			p.cfg.OnRemove(e.TxID, p.sequence)
 		}
-		p.sequence++
+		p.bumpSequence()
 	}
 }
 

@@ -2,6 +2,7 @@ package mempool
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -415,7 +416,7 @@ func TestConcurrentUse(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 0; i < 50; i++ {
-			h.pool.SelectTransactions(TemplateOptions{})
+			h.pool.Candidates()
 			for _, e := range h.pool.Entries() {
 				_ = e.AncCount + e.DescCount
 			}
@@ -488,8 +489,15 @@ func TestTwoBlockReorg(t *testing.T) {
 	if h.pool.Count() != 3 || e == nil || e.AncCount != 3 {
 		t.Fatalf("after reorg: %d entries", h.pool.Count())
 	}
-	tmpl := h.pool.SelectTransactions(TemplateOptions{})
-	if len(tmpl.TxIDs) != 3 || tmpl.TxIDs[0] != a.TxHash() || tmpl.TxIDs[2] != c.TxHash() {
-		t.Fatal("template order after reorg")
+	// Block assembly sees the chain a <- b <- c again.
+	cands := h.pool.Candidates()
+	at := map[wire.Hash]int32{}
+	for i, x := range cands.Txs {
+		at[x.TxID] = int32(i)
+	}
+	parentOf := func(tx *wire.MsgTx) []int32 { return cands.Txs[at[tx.TxHash()]].Parents }
+	if len(cands.Txs) != 3 || len(parentOf(a)) != 0 || !slices.Equal(parentOf(b), []int32{at[a.TxHash()]}) ||
+		!slices.Equal(parentOf(c), []int32{at[b.TxHash()]}) {
+		t.Fatal("candidate links after reorg")
 	}
 }

@@ -381,20 +381,6 @@ func TestChainLimitMessages(t *testing.T) {
 	}
 }
 
-func TestBlockMinFeeRateDefault(t *testing.T) {
-	h := newHarness(t, nil)
-	free := spend([]wire.OutPoint{h.coin(100_000)}, 100_000)
-	if _, err := h.pool.AcceptTransaction(free, AcceptOptions{BypassLimits: true}); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(h.pool.SelectTransactions(TemplateOptions{}).Txs); n != 0 {
-		t.Fatalf("free transaction mined: %d", n)
-	}
-	if n := len(h.pool.SelectTransactions(TemplateOptions{MinFeeRate: -1}).Txs); n != 1 {
-		t.Fatalf("no floor: %d", n)
-	}
-}
-
 func TestExpiryOnEveryAcceptance(t *testing.T) {
 	// Core expires on every acceptance: ten seconds after the last one,
 	// an expired transaction still leaves.

@@ -19,6 +19,23 @@ type Backend struct {
 	Mining  *MiningBackend
 	Net     *NetBackend
 	Test    *TestBackend
+	// Btcd serves btcd's extension methods (btcdextra.go).
+	Btcd *BtcdBackend
+}
+
+// BtcdBackend serves the btcd-only methods (getinfo, getheaders,
+// getcurrentnet) that btcd's clients (btcwallet, lnd's btcd backend,
+// rpcclient) call.
+type BtcdBackend struct {
+	// Info fills getinfo's fields except version, which the server sets
+	// to the btcd release whose API it answers (BtcdAPIVersion).
+	Info func() (*BtcdInfo, error)
+	// LocateHeaders returns the active chain's headers after the first
+	// locator hash it knows (the genesis block when none), up to stop
+	// or 2000 headers, as a getheaders P2P message would be answered.
+	LocateHeaders func(locator []wire.Hash, stop wire.Hash) ([]wire.BlockHeader, error)
+	// Net is the network's P2P message magic (getcurrentnet).
+	Net uint32
 }
 
 // ChainBackend serves the blockchain methods and getrawtransaction.
@@ -195,14 +212,19 @@ type MempoolBackend struct {
 	// Transactions lists the pool's transactions, parents before
 	// children (getdescriptoractivity).
 	Transactions func() ([]*wire.MsgTx, error)
+	// Import loads a mempool.dat file into the pool (importmempool,
+	// importmempool.go), with bitcoind's -10 error during initial block
+	// download and -1 "Unable to import mempool file, see debug log for
+	// details." when the file cannot be read.
+	Import func(path string, opts ImportMempoolOptions) error
 }
 
 // MiningBackend serves the mining and generating methods.
 type MiningBackend struct {
-	// BlockTemplate answers getblocktemplate; req is the template
-	// request object as sent (mode, rules, capabilities, longpollid,
-	// data). It may return nil for proposal mode's accepted result.
-	BlockTemplate func(req map[string]any) (any, error)
+	// BlockTemplate answers getblocktemplate; the handler has checked
+	// the mode and, in template mode, the segwit rule. It may return nil
+	// for proposal mode's accepted result.
+	BlockTemplate func(req *TemplateRequest) (any, error)
 	// MiningInfo fills the getmininginfo result.
 	MiningInfo func() (*MiningInfo, error)
 	// NetworkHashPS estimates hashes per second over nblocks ending at

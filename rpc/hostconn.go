@@ -222,7 +222,7 @@ func frameRequest(head []byte) (fixed []byte, state int, remain int64) {
 	if !strings.HasPrefix(proto, "HTTP/1.") {
 		return head, hcPassthrough, 0
 	}
-	haveHost, chunked := false, false
+	haveHost, chunked, upgrade := false, false, false
 	length := int64(-1)
 	for _, l := range strings.Split(string(head[lineEnd+1:]), "\n") {
 		name, val, ok := strings.Cut(strings.TrimRight(l, "\r"), ":")
@@ -233,6 +233,8 @@ func frameRequest(head []byte) (fixed []byte, state int, remain int64) {
 		switch strings.ToLower(strings.TrimSpace(name)) {
 		case "host":
 			haveHost = true
+		case "upgrade":
+			upgrade = upgrade || strings.Contains(strings.ToLower(val), "websocket")
 		case "transfer-encoding":
 			chunked = chunked || strings.Contains(strings.ToLower(val), "chunked")
 		case "content-length":
@@ -245,6 +247,9 @@ func frameRequest(head []byte) (fixed []byte, state int, remain int64) {
 		}
 	}
 	switch {
+	case upgrade:
+		// After a websocket upgrade the stream is frames, not HTTP.
+		state = hcPassthrough
 	case chunked:
 		state = hcChunkLine
 	case length > 0:

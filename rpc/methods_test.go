@@ -272,9 +272,11 @@ func TestRegisteredMethods(t *testing.T) {
 			"getmempooldescendants", "getmempoolentry", "getmempoolinfo", "getrawmempool", "gettxout", "gettxoutproof",
 			"gettxoutsetinfo", "preciousblock", "pruneblockchain", "verifychain", "verifytxoutproof", "invalidateblock", "reconsiderblock",
 			"getdeploymentinfo", "waitfornewblock", "waitforblock", "waitforblockheight", "gettxspendingprevout", "savemempool", "scantxoutset",
-			"scanblocks", "getdescriptoractivity", "getblockfrompeer", "dumptxoutset"},
+			"scanblocks", "getdescriptoractivity", "getblockfrompeer", "dumptxoutset", "importmempool"},
 		"hidden": {"echo", "echojson", "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "addconnection", "getorphantxs",
-			"estimaterawfee", "generate", "addpeeraddress", "echoipc", "getrawaddrman", "sendmsgtopeer"},
+			"estimaterawfee", "generate", "addpeeraddress", "echoipc", "getrawaddrman", "sendmsgtopeer",
+			// btcd's extensions (btcdextra.go).
+			"getinfo", "getheaders", "getcfilter", "getcfilterheader", "searchrawtransactions", "getbestblock", "getcurrentnet", "version"},
 		"control":    {"help", "uptime", "stop", "getrpcinfo", "getmemoryinfo", "logging"},
 		"mining":     {"getblocktemplate", "getmininginfo", "getnetworkhashps", "submitblock", "submitheader", "prioritisetransaction", "getprioritisedtransactions"},
 		"generating": {"generatetoaddress", "generateblock", "generatetodescriptor"},

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math"
+	"slices"
 
 	"github.com/btcnode/btcd/wire"
 )
@@ -31,24 +32,13 @@ For full specification, see BIPs 22, 23, 9, and 145.`,
 			Result:    `{ "version", "rules", "vbavailable", "capabilities", "vbrequired", "previousblockhash", "transactions" : [ { "data", "txid", "hash", "depends", "fee", "sigops", "weight" }, ... ], "coinbaseaux", "coinbasevalue", "longpollid", "target", "mintime", "mutable", "noncerange", "sigoplimit", "sizelimit", "weightlimit", "curtime", "bits", "height", "signet_challenge"?, "default_witness_commitment"? }`,
 			Available: miningHas(func(m *MiningBackend) bool { return m.BlockTemplate != nil }),
 			Handler: func(s *Server, p *Params) (any, error) {
-				req := map[string]any{}
-				if r := p.Raw(0); r != nil {
-					if err := json.Unmarshal(r, &req); err != nil {
-						return nil, typeError(r, "object")
-					}
+				req, err := ParseTemplateRequest(p.Raw(0))
+				if err != nil {
+					return nil, err
 				}
-				mode, _ := req["mode"].(string)
-				switch mode {
+				switch req.Mode {
 				case "", "template":
-					segwit := false
-					if rules, ok := req["rules"].([]any); ok {
-						for _, r := range rules {
-							if r == "segwit" {
-								segwit = true
-							}
-						}
-					}
-					if !segwit {
+					if !req.HasRule("segwit") {
 						return nil, NewError(ErrInvalidParam, `getblocktemplate must be called with the segwit rule set (call with {"rules": ["segwit"]})`)
 					}
 				case "proposal":
@@ -201,6 +191,70 @@ For full specification, see BIPs 22, 23, 9, and 145.`,
 			Handler:   handleGenerateBlock,
 		},
 	}
+}
+
+// TemplateRequest is getblocktemplate's template_request object (BIP22,
+// BIP23). As in bitcoind, members of the wrong JSON type count as absent
+// (a mode that is not a string is template mode, rules that are not
+// strings are not listed).
+type TemplateRequest struct {
+	// Mode is "", "template" or "proposal" (the handler refuses others).
+	Mode string
+	// Capabilities and Rules are the client's lists.
+	Capabilities []string
+	Rules        []string
+	// LongPollID is the longpollid of a template the client holds; empty
+	// when not given.
+	LongPollID string
+	// Data is the hex block of a proposal; HasData tells an empty string
+	// from a missing one.
+	Data    string
+	HasData bool
+}
+
+// HasRule reports whether the client listed rule.
+func (r *TemplateRequest) HasRule(rule string) bool { return slices.Contains(r.Rules, rule) }
+
+// ParseTemplateRequest reads getblocktemplate's first argument (nil or
+// JSON null: an empty request). Anything but an object is a type error.
+func ParseTemplateRequest(raw json.RawMessage) (*TemplateRequest, error) {
+	req := &TemplateRequest{}
+	if raw == nil {
+		return req, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, typeError(raw, "object")
+	}
+	str := func(key string) (string, bool) {
+		var v string
+		r, ok := obj[key]
+		if !ok || jsonKind(r) != "string" || json.Unmarshal(r, &v) != nil {
+			return "", false
+		}
+		return v, true
+	}
+	strs := func(key string) []string {
+		var list []json.RawMessage
+		r, ok := obj[key]
+		if !ok || jsonKind(r) != "array" || json.Unmarshal(r, &list) != nil {
+			return nil
+		}
+		out := make([]string, 0, len(list))
+		for _, e := range list {
+			var v string
+			if jsonKind(e) == "string" && json.Unmarshal(e, &v) == nil {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	req.Mode, _ = str("mode")
+	req.LongPollID, _ = str("longpollid")
+	req.Data, req.HasData = str("data")
+	req.Capabilities = strs("capabilities")
+	req.Rules = strs("rules")
+	return req, nil
 }
 
 func generate(s *Server, p *Params, script []byte) (any, error) {

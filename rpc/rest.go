@@ -61,6 +61,7 @@ const (
 	epGetUTXOs
 	epDeployment
 	epBlockHashByHeight
+	epSpentTxOuts
 )
 
 // restRoutes are matched in order against the request URI's start (the
@@ -81,6 +82,7 @@ var restRoutes = [...]struct {
 	{"/rest/deploymentinfo/", epDeployment},
 	{"/rest/deploymentinfo", epDeployment},
 	{"/rest/blockhashbyheight/", epBlockHashByHeight},
+	{"/rest/spenttxouts/", epSpentTxOuts}, // rest_spenttxouts.go
 }
 
 // restRequest is a parsed REST request: everything bitcoind checks before
@@ -293,6 +295,8 @@ func parseREST(uri string, body []byte) (*restRequest, *restReply) {
 		return parseMempool(req, uri)
 	case epGetUTXOs:
 		return parseGetUTXOs(req, body)
+	case epSpentTxOuts:
+		return parseSpentTxOuts(req)
 	}
 	return req, nil
 }

@@ -106,6 +106,8 @@ func (s *Server) execREST(req *restRequest) restReply {
 		return s.restDeployment(req)
 	case epMempool:
 		return s.restMempool(req)
+	case epSpentTxOuts:
+		return s.restSpentTxOuts(req)
 	}
 	return restNoRoute
 }

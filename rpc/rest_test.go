@@ -478,6 +478,7 @@ func FuzzRESTPath(f *testing.F) {
 		"/rest/deploymentinfo/" + h0 + ".json",
 		"/rest/blockfilterheaders/basic/" + h0 + ".hex?count=%zz",
 		"/rest/blockfilter/basic/" + h1 + ".bin",
+		"/rest/spenttxouts/" + h1 + ".json", "/rest/spenttxouts/" + h0 + "/x.bin",
 		"/rest/headers/a/b/c.json", "/rest/block/.json", "/rest/", "/rest/getutxos/-.json",
 	} {
 		f.Add(s, []byte(nil))

@@ -165,6 +165,9 @@ type Config struct {
 	// REST serves bitcoind's unauthenticated REST interface under /rest/
 	// on the same listeners (rest.go). When false, /rest/ paths get 404.
 	REST bool
+	// MaxWebsockets bounds btcd websocket clients on /ws (websocket.go;
+	// 0: DefaultMaxWebsockets, negative: none).
+	MaxWebsockets int
 }
 
 // activeCall is one running method for getrpcinfo.
@@ -194,6 +197,8 @@ type Server struct {
 	wg         sync.WaitGroup
 	// quit is closed by Stop, ending handlers that wait (waitfor*).
 	quit chan struct{}
+	// ws holds the websocket clients and their subscriptions.
+	ws wsHub
 }
 
 // New checks cfg and returns a server ready to Start. It returns
@@ -458,6 +463,8 @@ func (s *Server) Stop() error {
 	close(s.quit)
 	srv := s.httpServer
 	s.mu.Unlock()
+	// Shutdown does not see hijacked (websocket) connections.
+	s.closeWebsockets()
 	if srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if srv.Shutdown(ctx) != nil {
@@ -486,6 +493,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if isRESTPath(r) {
 		s.serveREST(w, r)
+		return
+	}
+	if r.URL.Path == "/ws" {
+		s.serveWebsocket(w, r)
 		return
 	}
 	// As bitcoind, JSON-RPC is served at "/" and under "/wallet/"; any

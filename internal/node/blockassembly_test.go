@@ -1,8 +1,10 @@
 package node
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBlockMaxWeight: --blockmaxweight bounds the blocks the node
@@ -47,5 +49,51 @@ func TestBlockAssemblyOptionErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", arg, err, want)
 		}
+	}
+}
+
+// TestLongPollNewBlock: a getblocktemplate long poll on the tip returns
+// as soon as a block is mined, with a template on the new tip; one naming
+// an old tip returns at once.
+func TestLongPollNewBlock(t *testing.T) {
+	n := newTestNode(t)
+	n.mine(t, 1)
+	var tpl struct {
+		LongPollID        string `json:"longpollid"`
+		PreviousBlockHash string `json:"previousblockhash"`
+	}
+	if err := json.Unmarshal(n.must(t, "getblocktemplate", map[string]any{"rules": []string{"segwit"}}), &tpl); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		res, rerr := n.rpcCall(t, "getblocktemplate", map[string]any{"rules": []string{"segwit"}, "longpollid": tpl.LongPollID})
+		var next struct {
+			PreviousBlockHash string `json:"previousblockhash"`
+		}
+		if rerr != nil || json.Unmarshal(res, &next) != nil {
+			done <- "error"
+			return
+		}
+		done <- next.PreviousBlockHash
+	}()
+	select {
+	case <-done:
+		t.Fatal("the long poll returned before anything changed")
+	case <-time.After(200 * time.Millisecond):
+	}
+	tip := n.mine(t, 1)[0]
+	select {
+	case prev := <-done:
+		if prev != tip.String() {
+			t.Fatalf("template on %s, want the new tip %s", prev, tip)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the long poll did not return on a new block")
+	}
+	start := time.Now()
+	n.must(t, "getblocktemplate", map[string]any{"rules": []string{"segwit"}, "longpollid": tpl.LongPollID})
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("a long poll on an old tip waited %v", d)
 	}
 }

@@ -1,40 +1,46 @@
 package node
 
 import (
+	"context"
 	"encoding/hex"
-	"math/big"
-	"strconv"
 
-	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/internal/clock"
+	"github.com/btcnode/btcd/internal/mining"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
 )
 
-// getBlockTemplate answers getblocktemplate in template mode (the rpc
-// package has checked the mode and the segwit rule), and dispatches
-// proposals and long polls (rpcadapter_gbt.go).
-func (s *server) getBlockTemplate(req map[string]any) (any, error) {
-	if mode, _ := req["mode"].(string); mode == "proposal" {
+// getBlockTemplate answers getblocktemplate (the rpc package has checked
+// the mode and the segwit rule): proposals go to blockProposal
+// (rpcadapter_gbt.go); a template request waits out its long poll, then
+// gets a template from the miner.
+func (s *server) getBlockTemplate(req *rpc.TemplateRequest) (any, error) {
+	if req.Mode == "proposal" {
 		return s.blockProposal(req) // rpcadapter_gbt.go
 	}
 	if err := s.templateRules(req); err != nil {
 		return nil, err
 	}
-	s.waitLongPoll(req)
+	s.miner.WaitLongPoll(context.Background(), req.LongPollID)
 	if s.cfg.netName != "regtest" && len(s.peerList()) == 0 {
 		return nil, rpc.NewError(rpc.ErrClientNotConnected, "Bitcoin is not connected!")
 	}
 	if s.cfg.netName != "regtest" && !s.sync.IsCurrent() {
 		return nil, rpc.NewError(rpc.ErrClientInInitialDownload, "Bitcoin is in initial sync and waiting for blocks...")
 	}
-	tip := s.chain.BestSnapshot()
-	t := s.pool.SelectTransactions(s.templateOptions())
-	now := max(clock.Unix(), tip.MedianTime+1)
-	bits := s.chain.CalcNextRequiredBits(now)
-	index := make(map[wire.Hash]int64, len(t.Txs))
-	txs := make([]rpc.TemplateTx, len(t.Txs))
-	for i, tx := range t.Txs {
+	t, err := s.miner.NewTemplate(nil, nil, &mining.Client{Rules: req.Rules})
+	if err != nil {
+		return nil, miningError(err)
+	}
+	return templateResult(t, s.cfg.params.SignetChallenge), nil
+}
+
+// templateResult is the getblocktemplate answer for t.
+func templateResult(t *mining.Template, signetChallenge []byte) *rpc.BlockTemplate {
+	blk := t.Block
+	index := make(map[wire.Hash]int64, len(t.TxIDs))
+	txs := make([]rpc.TemplateTx, len(t.TxIDs))
+	for i, tx := range blk.Transactions[1:] {
 		index[t.TxIDs[i]] = int64(i + 1)
 		deps := []int64{}
 		for _, in := range tx.TxIn {
@@ -48,58 +54,41 @@ func (s *server) getBlockTemplate(req map[string]any) (any, error) {
 			SigOps: t.SigOpCosts[i], Weight: tx.Weight(),
 		}
 	}
-	// The default commitment assumes the coinbase's witness nonce is 32
-	// zero bytes, as Core's.
-	blk := &wire.MsgBlock{Transactions: append([]*wire.MsgTx{{TxIn: []wire.TxIn{{}}}}, t.Txs...)}
-	root := blk.WitnessMerkleRoot()
-	commit := blockchain.WitnessCommitment(&root, make([]byte, 32))
-	height := tip.Height + 1
-	version, rules, available, err := s.templateVersionBits(req, tip.Hash, height) // rpcadapter_gbt.go
-	if err != nil {
-		return nil, err
+	// bitcoind leaves the commitment out before segwit activates.
+	var commitment string
+	if t.WitnessCommitment != nil {
+		commitment = hex.EncodeToString(t.WitnessCommitment)
 	}
-	var challenge string
-	if s.cfg.params.IsSignet() {
-		challenge = hex.EncodeToString(s.cfg.params.SignetChallenge)
-	}
+	bits := blk.Header.Bits
 	return &rpc.BlockTemplate{
-		SignetChallenge:          challenge,
+		SignetChallenge:          hex.EncodeToString(signetChallenge),
 		Capabilities:             []string{"proposal"},
-		Version:                  version,
-		Rules:                    rules,
-		VBAvailable:              available,
-		PreviousBlockHash:        tip.Hash.String(),
+		Version:                  blk.Header.Version,
+		Rules:                    t.Rules,
+		VBAvailable:              t.VBAvailable,
+		PreviousBlockHash:        blk.Header.PrevBlock.String(),
 		Transactions:             txs,
 		CoinbaseAux:              map[string]string{},
-		CoinbaseValue:            blockchain.CalcBlockSubsidy(height, s.cfg.params.SubsidyHalvingInterval) + t.TotalFees,
-		LongPollID:               tip.Hash.String() + strconv.FormatUint(s.pool.Sequence(), 10),
+		CoinbaseValue:            t.CoinbaseValue,
+		LongPollID:               mining.LongPollID(blk.Header.PrevBlock, t.Sequence),
 		Target:                   rpc.TargetHex(bits),
-		MinTime:                  tip.MedianTime + 1,
+		MinTime:                  t.MinTime,
 		Mutable:                  []string{"time", "transactions", "prevblock"},
 		NonceRange:               "00000000ffffffff",
 		SigOpLimit:               80000,
 		SizeLimit:                wire.MaxBlockSerializedSize,
 		WeightLimit:              wire.MaxBlockWeight,
-		CurTime:                  now,
+		CurTime:                  int64(blk.Header.Timestamp),
 		Bits:                     rpc.BitsHex(bits),
-		Height:                   height,
-		DefaultWitnessCommitment: witnessCommitmentHex(height >= s.cfg.params.SegwitHeight, &commit),
-	}, nil
-}
-
-// witnessCommitmentHex is the template's default_witness_commitment, which
-// bitcoind leaves out before segwit activates.
-func witnessCommitmentHex(segwit bool, commit *wire.Hash) string {
-	if !segwit {
-		return ""
+		Height:                   t.Height,
+		DefaultWitnessCommitment: commitment,
 	}
-	return hex.EncodeToString(blockchain.AppendWitnessCommitmentScript(nil, commit))
 }
 
 // miningInfo answers getmininginfo.
 func (s *server) miningInfo() (*rpc.MiningInfo, error) {
 	tip := s.chain.BestSnapshot()
-	hps, _ := s.networkHashPS(120, -1)
+	hps := s.miner.NetworkHashPS(120, -1)
 	now := max(clock.Unix(), tip.MedianTime+1)
 	next := s.chain.CalcNextRequiredBits(now)
 	return &rpc.MiningInfo{
@@ -118,36 +107,7 @@ func (s *server) miningInfo() (*rpc.MiningInfo, error) {
 	}, nil
 }
 
-// networkHashPS estimates hashes per second from the work and time spanned
-// by the nblocks blocks ending at height (-1: the tip); nblocks <= 0 means
-// since the last retarget.
+// networkHashPS answers getnetworkhashps (mining.Miner.NetworkHashPS).
 func (s *server) networkHashPS(nblocks, height int64) (float64, error) {
-	tip := s.chain.BestSnapshot()
-	if height < 0 || height > int64(tip.Height) {
-		height = int64(tip.Height)
-	}
-	if nblocks <= 0 {
-		interval := int64(s.cfg.params.TargetTimespan / s.cfg.params.TargetTimePerBlock)
-		if interval > 0 {
-			nblocks = height%interval + 1
-		}
-	}
-	nblocks = min(nblocks, height)
-	if nblocks <= 0 {
-		return 0, nil
-	}
-	endHash, ok1 := s.chain.BlockHashByHeight(int32(height))
-	startHash, ok2 := s.chain.BlockHashByHeight(int32(height - nblocks))
-	if !ok1 || !ok2 {
-		return 0, nil
-	}
-	end, _ := s.chain.LookupBlock(&endHash)
-	start, _ := s.chain.LookupBlock(&startHash)
-	dt := int64(end.Header.Timestamp) - int64(start.Header.Timestamp)
-	if dt <= 0 {
-		return 0, nil
-	}
-	work := new(big.Int).Sub(end.ChainWork.Big(), start.ChainWork.Big())
-	f, _ := new(big.Float).SetInt(work).Float64()
-	return f / float64(dt), nil
+	return s.miner.NetworkHashPS(nblocks, height), nil
 }

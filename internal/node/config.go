@@ -15,7 +15,7 @@ import (
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/btcnode/btcd/chaincfg"
-	"github.com/btcnode/btcd/mempool"
+	"github.com/btcnode/btcd/internal/mining"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcnode/btcd/zmq"
@@ -188,6 +188,7 @@ type RPCOptions struct {
 	RPCCookieFile    string   `long:"rpccookiefile" description:"Where to write the RPC cookie (relative to the network's data directory; default .cookie)"`
 	RPCNoCookie      bool     `long:"norpccookie" description:"Do not write an RPC cookie (then --rpcuser/--rpcpass or --rpcauth is the only way in)"`
 	RPCMaxClients    int      `long:"rpcmaxclients" description:"Max number of RPC requests served at once; more wait for HTTP 503"`
+	RPCMaxWebsockets int      `long:"rpcmaxwebsockets" description:"Max number of btcd websocket (/ws) clients at once (default 25)"`
 	RPCServerTimeout int64    `long:"rpcservertimeout" description:"Seconds an idle RPC keep-alive connection stays open"`
 	RPCAllowIPs      []string `long:"rpcallowip" description:"Serve RPC clients from this IP or network (1.2.3.4, 1.2.3.0/24, 1.2.3.0/255.255.255.0, 0.0.0.0/0, ::/0) besides loopback; once given, clients from elsewhere are refused (bitcoind's -rpcallowip); may be repeated"`
 	// RPCWhitelist, RPCWhitelistDefault and RPCCookiePerms are bitcoind's
@@ -358,9 +359,9 @@ func DefaultConfig() Config {
 	cfg.MempoolExpiry = defaultMempoolExpiryHrs
 	cfg.DataCarrierSize = defaultDataCarrierSize
 	cfg.IncrementalRelayFee = defaultIncrementalRelayFee
-	cfg.BlockMaxWeight = mempool.DefaultBlockMaxWeight
-	cfg.BlockReservedWeight = mempool.DefaultBlockReservedWeight
-	cfg.BlockMinTxFee = float64(mempool.DefaultBlockMinTxFee) / 1e8
+	cfg.BlockMaxWeight = mining.DefaultBlockMaxWeight
+	cfg.BlockReservedWeight = mining.DefaultBlockReservedWeight
+	cfg.BlockMinTxFee = float64(mining.DefaultBlockMinTxFee) / 1e8
 	cfg.DustRelayFee = 0.00003
 	cfg.BytesPerSigOp = 20
 	cfg.LimitAncestorCount = 25

@@ -35,8 +35,9 @@
 // --persistmempool; chain notifications drive BlockConnected and
 // BlockDisconnected), the ban and address managers, the connection
 // manager, the sync manager (peer/netsync) and the RPC server, whose
-// backend functions are adapters in rpcadapter.go and mining.go
-// (generatetoaddress and generateblock on regtest). --loadblock and
+// backend functions are adapters in rpcadapter.go; mining.go wires the
+// block assembler (internal/mining: getblocktemplate, generate*) to the
+// chain, the mempool and block submission. --loadblock and
 // --reindex import blk files through the database's block file reader
 // (blockimport.go). Stop shuts down RPC, peers and sync, then flushes the
 // chain, saves the mempool, the peers and the bans and closes the

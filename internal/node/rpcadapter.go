@@ -30,8 +30,10 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Mining:  s.miningBackend(),
 		Net:     s.netBackend(),
 		Test:    s.testBackend(),
+		Btcd:    s.btcdBackend(), // websocket.go
 	}
 	backend.Mining.SubmitHeader = s.submitHeader
+	backend.Mempool.Import = s.importMempool // importmempool.go
 	if backend.Mining.GenerateBlock != nil {
 		backend.Mining.GenerateBlock = s.generateBlockChecked // rpcadapter_gbt.go
 	}
@@ -64,6 +66,7 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		StartTime:       s.startTime,
 		OnCall:          s.rpcOnCall(), // metrics.go
 		REST:            cfg.REST,
+		MaxWebsockets:   cfg.RPCMaxWebsockets,
 	})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/btcnode/btcd/blockfilter"
 	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/internal/clock"
+	"github.com/btcnode/btcd/internal/mining"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/metrics"
 	"github.com/btcnode/btcd/peer"
@@ -107,6 +108,7 @@ type server struct {
 	// miningMu serialises block generation so two generate calls never
 	// build on the same tip.
 	miningMu sync.Mutex
+	miner    *mining.Miner // block assembly and generate* (mining.go)
 
 	startOnce sync.Once
 	stopOnce  sync.Once
@@ -173,6 +175,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 	}
 	s.newMetrics()
 	s.newMempool()
+	s.newMiner() // mining.go
 
 	syncCfg := netsync.Config{
 		Chain:      s.chain,
@@ -217,6 +220,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 		}
 		s.registerZMQRPC()
 		s.registerNetRPC() // rpcadapter_net.go
+		s.watchWebsockets()
 		// Bind now, so an address that cannot be bound stops start-up
 		// (bitcoind's "Unable to start HTTP server").
 		if err := s.rpc.Start(); err != nil {
@@ -353,6 +357,7 @@ func (s *server) newMempool() {
 			s.sync.RelayTransaction(e)
 		}
 		s.zmq.TxAccepted(e.Tx, e.Sequence)
+		s.wsTxAccepted(e) // websocket.go
 		s.metrics.TxAccepted()
 	}
 	if s.zmq != nil {
