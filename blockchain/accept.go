@@ -287,12 +287,7 @@ func (b *BlockChain) acceptBlock(n *blockNode, block *wire.MsgBlock) error {
 			return err
 		}
 	}
-	size := block.SerializeSize()
-	bp := wire.GetBuffer(size)
-	raw := block.AppendTo((*bp)[:0], true)
-	loc, err := b.db.WriteBlock(raw, n.height)
-	*bp = raw
-	wire.PutBuffer(bp)
+	loc, err := b.storeBlock(n, block)
 	if err != nil {
 		return err
 	}

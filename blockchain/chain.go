@@ -80,6 +80,9 @@ type BestState struct {
 // BlockChain validates blocks and keeps the best chain and its UTXO set.
 // All exported methods are safe for concurrent use.
 type BlockChain struct {
+	// stored is the block ProcessStoredBlock is processing; guarded by mu.
+	stored *storedBlock
+
 	params      *chaincfg.Params
 	db          *database.BlockDB
 	cs          *database.ChainState
@@ -222,7 +225,7 @@ func (b *BlockChain) initChain() error {
 	genesis := b.index.lookup(&p.GenesisHash)
 	if genesis == nil {
 		raw := p.GenesisBlock.Bytes()
-		loc, err := b.db.WriteBlock(raw, 0)
+		loc, err := b.storeGenesis(raw) // reindex.go
 		if err != nil {
 			return err
 		}

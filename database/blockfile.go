@@ -25,7 +25,7 @@ const maxRecordSize = 32 << 20
 
 // recordHeaderSize is the framing before every block or undo record: the
 // 4-byte network magic and a uint32 LE length.
-const recordHeaderSize = 8
+const recordHeaderSize = RecordHeaderSize
 
 // BlockLoc is where a block's serialized bytes live: file number, offset of
 // the first byte after the 8-byte framing header, and length.
@@ -118,6 +118,12 @@ func (f *flatFiles) handle(num uint32, create bool) (*os.File, error) {
 		flags |= os.O_CREATE
 	}
 	h, err := os.OpenFile(f.path(num), flags, 0o644)
+	if err != nil && !create && errors.Is(err, os.ErrPermission) {
+		// A finished file the operator made read-only (or immutable)
+		// is still readable; only the file being appended to must be
+		// writable.
+		h, err = os.Open(f.path(num))
+	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, wrapErr(ErrNotFound, err, "open %s", f.path(num))

@@ -18,6 +18,44 @@ func ResetForReindex(datadir string) error {
 	return nil
 }
 
+// RecordHeaderSize is the size of a block or undo record's header (magic
+// and length) in the flat files: the offset of a file's first block.
+const RecordHeaderSize = 8
+
+// ResetForReindexInPlace deletes the block index, the chainstate and the
+// undo files, keeping the block files (in filesDir, "" for datadir/blocks)
+// to be read again where they are, as Core's -reindex does; the undo
+// files are rewritten as the blocks connect again.
+//
+// With wipeBlocks the block files go too: a pruned node cannot rebuild from
+// what is left of its files, and Core's -reindex then starts over from
+// the genesis block.
+func ResetForReindexInPlace(datadir, filesDir string, wipeBlocks bool) error {
+	if err := ResetForReindex(datadir); err != nil {
+		return err
+	}
+	if filesDir == "" {
+		filesDir = filepath.Join(datadir, "blocks")
+	}
+	revs, err := filepath.Glob(filepath.Join(filesDir, "rev[0-9][0-9][0-9][0-9][0-9].dat"))
+	if err != nil {
+		return wrapErr(ErrIO, err, "list undo files")
+	}
+	if wipeBlocks {
+		blks, err := filepath.Glob(filepath.Join(filesDir, "blk[0-9][0-9][0-9][0-9][0-9].dat"))
+		if err != nil {
+			return wrapErr(ErrIO, err, "list block files")
+		}
+		revs = append(revs, blks...)
+	}
+	for _, p := range revs {
+		if err := os.Remove(p); err != nil {
+			return wrapErr(ErrIO, err, "remove %s", p)
+		}
+	}
+	return nil
+}
+
 // BlockFiles returns the numbers of the block files on disk in ascending
 // order, for --reindex to read with BlockFileReader (BlockFilePath gives
 // each path).

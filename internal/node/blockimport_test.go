@@ -1,6 +1,8 @@
 package node
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,10 +32,16 @@ func TestLoadBlockAndReindex(t *testing.T) {
 	}
 
 	// Restart d with --reindex: same tip and UTXO set from its own files,
-	// and Core's words when it is done.
+	// which are read where they are and not written, and Core's words
+	// when it is done.
 	logged := captureLog(t)
 	dataDir := d.dir
+	ownBlk := filepath.Join(d.s.cfg.DataDir, "blocks", "blk00000.dat")
 	d.s.Stop()
+	before, err := os.ReadFile(ownBlk)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := loadConfig([]string{"--regtest", "--appdata=" + dataDir, "--datadir=" + filepath.Join(dataDir, "data"),
 		"--nolisten", "--norpc", "--reindex", "--blocksxor"})
 	if err != nil {
@@ -51,4 +59,11 @@ func TestLoadBlockAndReindex(t *testing.T) {
 		t.Fatalf("reindexed UTXO set differs")
 	}
 	waitFor(t, 10e9, "Reindexing finished", func() bool { return strings.Contains(logged(), "Reindexing finished") })
+	after, err := os.ReadFile(ownBlk)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the reindex rewrote blk00000.dat (%d bytes before, %d after, %v)", len(before), len(after), err)
+	}
+	if _, err := os.Stat(filepath.Join(s.cfg.DataDir, reindexDirName)); err == nil {
+		t.Errorf("the block files were moved to %s", reindexDirName)
+	}
 }

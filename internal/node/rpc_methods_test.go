@@ -492,7 +492,7 @@ func TestRPCMethodsAgainstNode(t *testing.T) {
 
 	t.Run("network", func(t *testing.T) {
 		other := newTestNode(t)
-		n.must(t, "addnode", other.s.p2pAddr(), "add")
+		n.must(t, "addnode", other.s.p2pAddr(), "add", false)
 		// getpeerinfo lists peers once their handshake is done.
 		waitFor(t, 30*time.Second, "handshake", func() bool {
 			var ps []json.RawMessage

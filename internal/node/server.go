@@ -157,7 +157,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 	}
 	reindexDir := ""
 	if cfg.Reindex {
-		if reindexDir, err = prepareReindex(cfg.DataDir); err != nil {
+		if reindexDir, err = prepareReindex(cfg.DataDir, cfg.blockFilesDir, cfg.Prune != 0); err != nil {
 			return nil, err
 		}
 	}
@@ -452,6 +452,9 @@ func (s *server) Start() {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			if s.cfg.Reindex {
+				s.importStoredBlocks() // blockimport.go
+			}
 			if len(s.cfg.LoadBlocks) > 0 {
 				s.importBlocks(s.cfg.LoadBlocks)
 			}

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"net/netip"
 
 	"github.com/btcnode/btcd/peer"
@@ -69,7 +70,9 @@ func (s *server) dialOneShotV2(addr string, typ peer.ConnType, v2 bool) error {
 // permanent request's next attempt is v1; any other becomes a one-shot
 // v1 connection of the same type.
 func (s *server) retryV1(p *peer.Peer, req *connmgr.ConnReq) {
-	if req == nil || p.Inbound() || !p.V2HandshakeFailed() {
+	// A connection we closed ourselves (disconnectnode, eviction,
+	// shutdown) mid-handshake is not the peer refusing v2.
+	if req == nil || p.Inbound() || !p.V2HandshakeFailed() || errors.Is(p.Err(), peer.ErrDisconnected) {
 		return
 	}
 	select {
