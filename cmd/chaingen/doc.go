@@ -23,9 +23,10 @@
 // Flags:
 //
 //	-out DIR          directory for the block files (required unless -sigbench)
-//	-size NAME        small (20,000 transactions), medium (200,000) or large (1,000,000); default small
+//	-size NAME        small (20,000 transactions), medium (200,000), large (1,000,000)
+//	                  or mainnet-scale (5,000,000 unsigned, 3,500 per block); default small
 //	-txs N            number of non-coinbase transactions (overrides -size)
-//	-txperblock N     transactions per full block (default 2000)
+//	-txperblock N     transactions per full block (default 2000; 3500 for mainnet-scale)
 //	-seed N           seed for keys and every random choice (default 1)
 //	-workers N        signing goroutines (default GOMAXPROCS)
 //	-keys N           size of the key pool (default 1024)
@@ -33,6 +34,14 @@
 //	-cpuprofile FILE  write a CPU profile of the run
 //	-sigbench         also collect the chain in memory and measure
 //	                  signature verification (see below)
+//
+// The mainnet-scale size is a different chain: nothing is signed (every
+// output is an anyone-can-spend OP_TRUE script in P2WSH, taproot or
+// P2SH), transactions have more outputs than inputs and spend coins by
+// age, so the UTXO set reaches about 13.7 million coins; it is meant for
+// syncs with scripts skipped (--assumevalid), and -sigbench refuses it.
+// See package internal/chaingen, "Mainnet scale". -txs keeps the size's
+// kind of chain (e.g. -size mainnet-scale -txs 100000).
 //
 // When done it prints one JSON line: blocks, height, transactions
 // (without coinbases), inputs, outputs (with coinbase outputs),
@@ -61,6 +70,9 @@
 //
 //	# An exact size:
 //	go run ./cmd/chaingen -out /tmp/ibd-50k -txs 50000
+//
+//	# The UTXO set at mainnet's scale (5M unsigned transactions, 1.4 GB):
+//	go run ./cmd/chaingen -out /tmp/cg-mainnet-scale -size mainnet-scale
 //
 //	# The signature lower bound of the medium chain (no files written):
 //	go run ./cmd/chaingen -sigbench -size medium

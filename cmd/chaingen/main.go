@@ -44,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chaingen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "directory for blk?????.dat files (must not hold block files yet)")
-	size := fs.String("size", "small", "preset size: small (20k txs), medium (200k) or large (1M)")
+	size := fs.String("size", "small", "preset size: small (20k txs), medium (200k), large (1M) or mainnet-scale (5M unsigned)")
 	txs := fs.Int("txs", 0, "number of non-coinbase transactions (overrides -size)")
 	perBlock := fs.Int("txperblock", chaingen.DefaultTxPerBlock, "transactions per full block")
 	seed := fs.Uint64("seed", 1, "seed for keys and every random choice")
@@ -59,18 +59,27 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return fmt.Errorf("%w: unexpected argument %q", chaingen.ErrConfig, fs.Arg(0))
 	}
-	n := *txs
-	if n == 0 {
-		var err error
-		if n, err = chaingen.TxsForSize(*size); err != nil {
-			return err
-		}
+	cfg, err := chaingen.ConfigForSize(*size)
+	if err != nil {
+		return err
+	}
+	if *txs != 0 {
+		cfg.Txs = *txs
+	}
+	// A size's own block size holds unless -txperblock is given.
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "txperblock" })
+	if explicit || cfg.TxPerBlock == 0 {
+		cfg.TxPerBlock = *perBlock
+	}
+	if *sigbench && cfg.Profile.Unsigned() {
+		return fmt.Errorf("%w: -size %s has no signatures to benchmark", chaingen.ErrConfig, *size)
 	}
 	if *out == "" && !*sigbench {
 		return fmt.Errorf("%w: -out is required (or -sigbench)", chaingen.ErrConfig)
 	}
 	params := &chaincfg.RegressionNetParams
-	cfg := chaingen.Config{Txs: n, TxPerBlock: *perBlock, Seed: *seed, Workers: *workers, Keys: *keys, Params: params}
+	cfg.Seed, cfg.Workers, cfg.Keys, cfg.Params = *seed, *workers, *keys, params
 
 	var fw *chaingen.FileWriter
 	if *out != "" {
@@ -118,7 +127,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	s := summary{
 		Stats:      st,
 		Seed:       *seed,
-		TxPerBlock: *perBlock,
+		TxPerBlock: cfg.TxPerBlock,
 		Workers:    *workers,
 		Seconds:    time.Since(start).Seconds(),
 		CPUSeconds: chaingen.CPUSeconds() - cpu0,

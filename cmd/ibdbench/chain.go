@@ -22,6 +22,12 @@ type chainInfo struct {
 	blocks, txs, inputs int
 	tip                 string
 	last                wire.BlockHeader
+	// cumTxs[h] is the number of non-coinbase transactions in blocks
+	// 1..h (cumTxs[0] is 0), for the per-tenth rates.
+	cumTxs []int
+	// utxos is the size of the UTXO set at the tip: spendable outputs
+	// less inputs.
+	utxos int
 }
 
 // blockFiles lists dir's blk?????.dat files in order.
@@ -37,7 +43,7 @@ func blockFiles(dir string) ([]string, error) {
 // scanChain decodes every block of the files (written in chain order by
 // chaingen) to count blocks, non-coinbase transactions and their inputs.
 func scanChain(files []string) (chainInfo, error) {
-	var ci chainInfo
+	ci := chainInfo{cumTxs: []int{0}}
 	var blk wire.MsgBlock
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -60,9 +66,18 @@ func scanChain(files []string) (chainInfo, error) {
 			}
 			ci.blocks++
 			ci.txs += len(blk.Transactions) - 1
-			for _, tx := range blk.Transactions[1:] {
-				ci.inputs += len(tx.TxIn)
+			for i, tx := range blk.Transactions {
+				if i > 0 {
+					ci.inputs += len(tx.TxIn)
+					ci.utxos -= len(tx.TxIn)
+				}
+				for _, o := range tx.TxOut {
+					if len(o.PkScript) == 0 || o.PkScript[0] != 0x6a { // OP_RETURN
+						ci.utxos++
+					}
+				}
 			}
+			ci.cumTxs = append(ci.cumTxs, ci.txs)
 			h := blk.BlockHash()
 			ci.tip = h.String()
 			ci.last = blk.Header

@@ -46,13 +46,32 @@
 // (delete sigbench.json to measure it for an older chain directory).
 // -trace D records a Go execution trace of the node's first D.
 //
+// For syncs at scale (-size mainnet-scale, whose UTXO set outgrows the
+// cache) the line also holds: utxos, the chain's UTXO set at the tip;
+// tenths, the sync cut into ten parts of equal transaction counts (the
+// first starting when the node reaches the last coinbase-only block, so
+// without start-up and header download), each with its heights, seconds,
+// tx/s, the highest VmRSS seen, the storage bytes the process read and
+// wrote (/proc/PID/io read_bytes and write_bytes; reads the page cache
+// serves are not counted) and the longest time the height stood still;
+// first_over_last_tenth_tx_per_s; longest_stall_s and the height that
+// ended it (from the height polls, so up to a poll interval long); the
+// process's read_mib/write_mib and rchar_mib/wchar_mib (all reads and
+// writes, page cache included) to the tip; and store, from the node's
+// metrics at the tip: the chainstate LevelDB's own read and written bytes,
+// compaction and write-delay seconds, the UTXO cache's hits, misses,
+// evictions, flushes and flush seconds, the blocks whose validation took
+// over a second and the histogram bucket of the slowest, plus the cache's
+// longest flush lock hold from the node's closing log line.
+//
 // Usage (from the repository root):
 //
 //	go run ./cmd/ibdbench [flags]
 //
 // Flags:
 //
-//	-size small|medium|large  chain to use (default small)
+//	-size small|medium|large|mainnet-scale  chain to use (default small;
+//	                          mainnet-scale has no signatures, so -sigbench is off for it)
 //	-chaindir DIR             where the chain's block files are (default /tmp/cg-SIZE)
 //	-mode p2p|loadblock       how the measured node gets the blocks (default p2p)
 //	-assumevalid tip|none     skip scripts up to the tip, or check all (default none)
@@ -61,6 +80,9 @@
 //	-btcd PATH                daemon binary (default: go build the repository into -workdir)
 //	-repo DIR                 repository root to build btcd and chaingen from (default .)
 //	-workdir DIR              data, logs and profiles (default a new temporary directory)
+//	-server ADDR              -mode p2p: sync from this running node, which must already hold
+//	                          the chain and its tail (e.g. the server of an earlier -keep run,
+//	                          restarted on its data directory), instead of importing it anew
 //	-keep                     keep -workdir afterwards
 //	-timeout D                limit for each phase (default 30m)
 //	-sigbench                 measure (or reuse) the signature lower bound (default true)
@@ -90,4 +112,5 @@
 //	go run ./cmd/ibdbench -size medium -mode loadblock -assumevalid tip
 //	go run ./cmd/ibdbench -size medium -utxocache 10 -top 15
 //	go run ./cmd/ibdbench -size medium -mode loadblock -sigbench=false -nodeflag=--gogc=200
+//	go run ./cmd/ibdbench -size mainnet-scale -assumevalid tip -utxocache 100 -timeout 60m
 package main

@@ -31,8 +31,11 @@ type options struct {
 	size, chainDir, mode, assumeValid string
 	utxoCache, par, top, tail         int
 	btcd, repo, workDir               string
-	keep, sigbench, cpuProfile        bool
-	timeout, trace                    time.Duration
+	// server is the P2P address of a node that already holds the chain
+	// (and its tail), used instead of starting one in -mode p2p.
+	server                     string
+	keep, sigbench, cpuProfile bool
+	timeout, trace             time.Duration
 	// nodeFlags and nodeEnv go to the measured node only (not the p2p
 	// server), e.g. -nodeflag=--gogc=50 -nodeenv=GOGC=off.
 	nodeFlags, nodeEnv listFlag
@@ -85,6 +88,20 @@ type result struct {
 	GCShareOfCPU   float64  `json:"gc_share_of_cpu"`
 	NumGC          uint64   `json:"num_gc"`
 	GCPauseTotal   float64  `json:"gc_pause_total_s"`
+	// The sync at scale: the UTXO set at the tip, each tenth of the
+	// transactions, the longest stall of the height, the node's storage
+	// I/O (/proc/PID/io) to the tip, and the UTXO cache and chainstate
+	// figures.
+	Utxos              int         `json:"utxos"`
+	Tenths             []tenth     `json:"tenths,omitempty"`
+	LastVsFirstTenth   float64     `json:"first_over_last_tenth_tx_per_s,omitempty"`
+	LongestStallS      float64     `json:"longest_stall_s"`
+	LongestStallHeight int64       `json:"longest_stall_height"`
+	ReadMiB            float64     `json:"read_mib"`
+	WriteMiB           float64     `json:"write_mib"`
+	RcharMiB           float64     `json:"rchar_mib"`
+	WcharMiB           float64     `json:"wchar_mib"`
+	Store              *storeStats `json:"store,omitempty"`
 }
 
 func main() {
@@ -101,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("ibdbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
-	fs.StringVar(&o.size, "size", "small", "chain size: small, medium or large")
+	fs.StringVar(&o.size, "size", "small", "chain size: small, medium, large or mainnet-scale")
 	fs.StringVar(&o.chainDir, "chaindir", "", "directory of the chain's block files (default /tmp/cg-SIZE)")
 	fs.StringVar(&o.mode, "mode", "p2p", "p2p or loadblock")
 	fs.StringVar(&o.assumeValid, "assumevalid", "none", "tip or none")
@@ -110,6 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.btcd, "btcd", "", "btcd binary (default: build it)")
 	fs.StringVar(&o.repo, "repo", ".", "repository root")
 	fs.StringVar(&o.workDir, "workdir", "", "working directory (default: temporary)")
+	fs.StringVar(&o.server, "server", "", "-mode p2p: sync from this running node (which must hold the chain and its tail) instead of starting one")
 	fs.BoolVar(&o.keep, "keep", false, "keep the working directory")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "limit for each phase")
 	fs.BoolVar(&o.sigbench, "sigbench", true, "measure or reuse the signature lower bound")
@@ -123,7 +141,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	switch {
-	case o.size != "small" && o.size != "medium" && o.size != "large":
+	case o.size != "small" && o.size != "medium" && o.size != "large" && o.size != "mainnet-scale":
 		return nil, fmt.Errorf("%w: -size %q", ErrConfig, o.size)
 	case o.mode != "p2p" && o.mode != "loadblock":
 		return nil, fmt.Errorf("%w: -mode %q", ErrConfig, o.mode)
@@ -145,6 +163,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.chainDir == "" {
 		o.chainDir = "/tmp/cg-" + o.size
+	}
+	if o.size == "mainnet-scale" {
+		o.sigbench = false // no signatures in that chain
 	}
 	return o, nil
 }
@@ -213,7 +234,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	res := &result{Size: o.size, Mode: o.mode, AssumeValid: o.assumeValid, Par: o.par,
 		UtxoCacheMiB: o.utxoCache, Blocks: ch.blocks, Transactions: ch.txs, Inputs: ch.inputs,
-		ChainTip: ch.tip, NodeFlags: o.nodeFlags, NodeEnv: o.nodeEnv}
+		ChainTip: ch.tip, NodeFlags: o.nodeFlags, NodeEnv: o.nodeEnv, Utxos: ch.utxos}
 	if o.keep {
 		res.WorkDir = o.workDir
 	}
@@ -245,7 +266,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	// --nolisten: the regtest default port would make two loadblock runs
 	// (or one beside a running node) collide.
 	measuredExtra := append([]string{"--nolisten"}, loadFlags...)
-	if o.mode == "p2p" {
+	if o.mode == "p2p" && o.server != "" {
+		measuredExtra = []string{"--nolisten", "--connect=" + o.server}
+	} else if o.mode == "p2p" {
 		srv, err := startNode(o, "server", append([]string{"--assumevalid=" + finalTip}, loadFlags...), true)
 		if err != nil {
 			return err
@@ -290,6 +313,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer node.kill()
 	logf("measured node started (pid %d)", node.cmd.Process.Pid)
+	prog := &progress{pid: node.cmd.Process.Pid, start: start}
+	node.onPoll = prog.record
 	if o.trace > 0 {
 		go node.recordTrace(filepath.Join(o.workDir, "node.trace"), o.trace, logf)
 	}
@@ -303,6 +328,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res.CPUSeconds, res.SysCPUSeconds, res.MinorFaults = st.user+st.sys, round(st.sys, 2), st.minorFaults
+	if err := res.scale(node, prog, ch.cumTxs); err != nil {
+		return err
+	}
 	if res.AllocBytes, res.AllocObjects, err = node.allocTotals(); err != nil {
 		return err
 	}
@@ -341,6 +369,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res.ShutdownCPU = round(usage, 3)
+	res.Store.LongestLockPauseS = node.longestLockPause()
 	res.CPUSeconds = round(res.CPUSeconds, 3)
 	res.TxPerSec = round(float64(ch.txs)/res.WallSeconds, 1)
 	res.InputsPerSec = round(float64(ch.inputs)/res.WallSeconds, 1)
@@ -430,6 +459,8 @@ type node struct {
 	metricsAddr string
 	exited      chan struct{}
 	client      *http.Client
+	// onPoll, if set, is called with every height waitHeight reads.
+	onPoll func(height int64)
 }
 
 func startNode(o *options, name string, extra []string, listen bool) (*node, error) {
@@ -519,6 +550,9 @@ func (n *node) waitHeight(h int64, timeout time.Duration) error {
 	for {
 		if raw, err := n.rpc("getblockcount"); err == nil {
 			got, err := strconv.ParseInt(string(raw), 10, 64)
+			if err == nil && n.onPoll != nil {
+				n.onPoll(got)
+			}
 			if err == nil && got >= h {
 				return nil
 			}
@@ -558,8 +592,15 @@ func (n *node) waitImportFlushed(timeout time.Duration) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	_, err := n.rpc("getchaintips")
-	return err
+	// The final flush of a large chainstate outlasts the client's
+	// timeout (10 s), so keep asking until the deadline.
+	for {
+		_, err := n.rpc("getchaintips")
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // recordTrace saves a Go execution trace of the node's first d (from
@@ -673,69 +714,6 @@ func (n *node) kill() {
 			<-n.exited
 		}
 	}
-}
-
-// procCPUSeconds is utime+stime of /proc/PID/stat.
-func procCPUSeconds(pid int) (float64, error) {
-	st, err := readProcStat(pid)
-	return st.user + st.sys, err
-}
-
-// procStat is the part of /proc/PID/stat the benchmark reports.
-type procStat struct {
-	user, sys   float64 // CPU seconds
-	minorFaults uint64
-}
-
-func readProcStat(pid int) (procStat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, err
-	}
-	// Fields after the parenthesised command name; minflt, utime and
-	// stime are fields 10, 14 and 15 of the whole line.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procStat{}, errors.New("malformed /proc/PID/stat")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return procStat{}, errors.New("short /proc/PID/stat")
-	}
-	mf, err0 := strconv.ParseUint(f[7], 10, 64)
-	ut, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err0 != nil || err1 != nil || err2 != nil {
-		return procStat{}, errors.New("malformed /proc/PID/stat fields")
-	}
-	const hz = 100 // USER_HZ on Linux
-	return procStat{user: float64(ut) / hz, sys: float64(st) / hz, minorFaults: mf}, nil
-}
-
-// procHWM is VmHWM of /proc/PID/status in KiB.
-func procHWM(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			return strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-		}
-	}
-	return 0, errors.New("VmHWM not in /proc/PID/status")
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // sigBound is chaingen's -sigbench line for the chain.

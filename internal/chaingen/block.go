@@ -13,7 +13,13 @@ func (g *Generator) Next(sink BlockSink) error {
 	}
 	h := g.height + 1
 	if c, ok := g.immature[h-g.p.CoinbaseMaturity]; ok {
-		g.old = append(g.old, c...)
+		// In the age-based mix a matured coinbase joins its own block's
+		// pool, so that its coins are drawn at their real age.
+		if n, m := len(g.recent), int(g.p.CoinbaseMaturity); g.cfg.Profile == ProfileMainnetScale && m >= 1 && m <= n {
+			g.recent[n-m] = append(g.recent[n-m], c...)
+		} else {
+			g.old = append(g.old, c...)
+		}
 		delete(g.immature, h-g.p.CoinbaseMaturity)
 	}
 	if h > g.p.CoinbaseMaturity+200 && len(g.old) == 0 && len(g.recent) == 0 {
@@ -27,7 +33,7 @@ func (g *Generator) Next(sink BlockSink) error {
 	var weight int64
 	txs := make([]*ptx, 0, min(g.cfg.TxPerBlock, g.txsLeft))
 	for attempts := 0; len(txs) < g.cfg.TxPerBlock && len(txs) < g.txsLeft && attempts < 4*g.cfg.TxPerBlock; attempts++ {
-		if weight+maxTxWeight > budget {
+		if weight+g.maxTxWeight > budget {
 			break
 		}
 		p := new(ptx)
@@ -41,8 +47,10 @@ func (g *Generator) Next(sink BlockSink) error {
 		weight += p.weight
 		txs = append(txs, p)
 	}
-	if err := g.signAll(txs); err != nil {
-		return err
+	if !g.cfg.Profile.Unsigned() {
+		if err := g.signAll(txs); err != nil {
+			return err
+		}
 	}
 
 	var fees int64
@@ -115,7 +123,7 @@ func (g *Generator) Next(sink BlockSink) error {
 	// recent block's coins join the general pool.
 	g.recent = append(g.recent, g.cur)
 	g.cur = nil
-	if len(g.recent) > recentBlocks {
+	if len(g.recent) > g.window {
 		g.old = append(g.old, g.recent[0]...)
 		g.recent = g.recent[1:]
 	}

@@ -40,6 +40,33 @@
 // signature changes the txid, outputs of a transaction with a P2PKH input
 // become spendable only from the next block.
 //
+// # Mainnet scale
+//
+// Config.Profile = ProfileMainnetScale (the "mainnet-scale" size:
+// MainnetScaleTxs = 5,000,000 transactions, MainnetScaleTxPerBlock =
+// 3,500 per block) builds a chain whose UTXO set does not fit a default
+// cache: about 13.7 million unspent coins at the tip with seed 1,
+// against the ~650,000 of the large chain. Nothing is signed: every
+// output is anyone-can-spend, P2WSH of the witness script OP_TRUE (55%),
+// taproot with a single OP_TRUE leaf spent by script path (30%) or P2SH
+// of the redeem script OP_TRUE (15%), so generation costs a few
+// microseconds per transaction (minutes for the whole chain) and the
+// chain is meant to be synced with scripts skipped (--assumevalid). The
+// spends are valid all the same, so a node checking scripts accepts the
+// chain too, but then measures no signature work. Transactions have 1-3
+// inputs (65/25/10%) and 2-5 outputs (25/25/20/30%), so each adds about
+// 2.1 coins to the set; coinbases are split as above. Inputs choose coins by
+// age, as mainnet's mostly spend young coins with a long tail of old
+// ones: 10% an output of the same block, 30% one of the previous 1-6
+// blocks (an hour), 45% one of a block 7 to 432 blocks old (up to three
+// days), drawn log-uniformly in the age so that younger blocks are
+// chosen more often, and 15% a coin chosen uniformly among all coins
+// older than 432 blocks (most of the set once the chain is long); matured
+// coinbase outputs are drawn at their real age too. When the drawn
+// block has no coin left, a few older ones are tried before falling back
+// to any coin. The whole set is kept in memory while generating (about
+// 3.5 GB for the full size).
+//
 // # Validation
 //
 // The tests check every block of the small chain without the node

@@ -53,6 +53,8 @@ type Config struct {
 	// Params are the chain parameters (regtest if nil). Only regtest-like
 	// parameters with a no-retarget proof-of-work limit make sense.
 	Params *chaincfg.Params
+	// Profile selects the transaction mix (ProfileSigned if zero).
+	Profile Profile
 }
 
 // Tuning constants of the transaction mix.
@@ -136,6 +138,9 @@ type Generator struct {
 	immature map[int32][]coin
 
 	kindCum           [numKinds]int
+	window            int   // blocks in recent: recentBlocks, or ageWindow for ProfileMainnetScale
+	maxTxWeight       int64 // bound on one transaction's weight
+	trueSpends        [numKinds]trueSpend
 	cbSplit           int
 	raw               []byte
 	stats             Stats
@@ -164,6 +169,9 @@ func New(cfg Config) (*Generator, error) {
 	if cfg.Keys < 3 || cfg.Keys > 1<<20 {
 		return nil, errorf(ErrConfig, "key pool size %d", cfg.Keys)
 	}
+	if cfg.Profile >= numProfiles {
+		return nil, errorf(ErrConfig, "profile %d", cfg.Profile)
+	}
 	p := cfg.Params
 	if p == nil {
 		p = &chaincfg.RegressionNetParams
@@ -182,9 +190,23 @@ func New(cfg Config) (*Generator, error) {
 		txsLeft:  cfg.Txs,
 		immature: make(map[int32][]coin),
 	}
+	weights := &kindWeights
+	g.window, g.maxTxWeight = recentBlocks, maxTxWeight
+	if cfg.Profile == ProfileMainnetScale {
+		weights = &trueWeights
+		g.window, g.maxTxWeight = ageWindow, maxTrueTxWeight
+		if g.trueSpends, err = newTrueSpends(cfg.Seed); err != nil {
+			return nil, err
+		}
+		for i := range keys {
+			for k := numSignedKinds; k < numKinds; k++ {
+				keys[i].pkScripts[k] = g.trueSpends[k].pkScript
+			}
+		}
+	}
 	sum := 0
 	for k := range numKinds {
-		sum += kindWeights[k]
+		sum += weights[k]
 		g.kindCum[k] = sum
 	}
 	// Split coinbases about as many ways as a block has transactions so
@@ -202,8 +224,10 @@ func (g *Generator) Stats() Stats {
 	s.InputTypes = make(map[string]int, numKinds)
 	s.OutputTypes = make(map[string]int, numKinds+1)
 	for k := range numKinds {
-		s.InputTypes[k.String()] = g.inTypes[k]
-		s.OutputTypes[k.String()] = g.outTypes[k]
+		if k < numSignedKinds || g.inTypes[k]+g.outTypes[k] > 0 {
+			s.InputTypes[k.String()] = g.inTypes[k]
+			s.OutputTypes[k.String()] = g.outTypes[k]
+		}
 	}
 	s.OutputTypes["witness-commitment"] = g.commits
 	return s
@@ -272,6 +296,9 @@ func (g *Generator) takeSame() (coin, bool) {
 // pickCoin chooses the next input: sometimes an output of this block or
 // of the last few, mostly any older coin, falling back to whatever exists.
 func (g *Generator) pickCoin() (coin, bool) {
+	if g.cfg.Profile == ProfileMainnetScale {
+		return g.pickAged()
+	}
 	r := g.rng.IntN(100)
 	if r < pctSameBlock {
 		if c, ok := g.takeSame(); ok {
@@ -331,6 +358,9 @@ func (g *Generator) setInputs(p *ptx) {
 			in.Witness = [][]byte{zeros[:64]}
 		case P2TRScript:
 			in.Witness = [][]byte{zeros[:64], k.leafScript, k.control}
+		case P2WSHTrue, P2TRTrue, P2SHTrue:
+			ts := &g.trueSpends[c.kind]
+			in.SignatureScript, in.Witness = ts.sigScript, ts.witness
 		}
 	}
 }
@@ -339,16 +369,24 @@ func (g *Generator) setInputs(p *ptx) {
 // left to spend; abandoned coins (too small to pay their way) are dropped
 // and the caller simply tries again.
 func (g *Generator) buildTx(p *ptx) (built, exhausted bool) {
-	r := g.rng.IntN(100)
-	nIn := 1
-	if r >= 85 {
-		nIn = 3
-	} else if r >= 55 {
-		nIn = 2
-	}
-	nOut := 2
-	if g.rng.IntN(100) < 35 {
-		nOut = 3
+	var nIn, nOut, maxOut int
+	if g.cfg.Profile == ProfileMainnetScale {
+		nIn = g.trueCount(trueInCum[:], 1)
+		nOut = g.trueCount(trueOutCum[:], 2)
+		maxOut = maxOutputs
+	} else {
+		r := g.rng.IntN(100)
+		nIn = 1
+		if r >= 85 {
+			nIn = 3
+		} else if r >= 55 {
+			nIn = 2
+		}
+		nOut = 2
+		if g.rng.IntN(100) < 35 {
+			nOut = 3
+		}
+		maxOut = 3
 	}
 	p.coins = p.coins[:0]
 	for len(p.coins) < nIn {
@@ -362,8 +400,8 @@ func (g *Generator) buildTx(p *ptx) (built, exhausted bool) {
 		return false, true
 	}
 	p.tx = wire.MsgTx{Version: 2}
-	p.tx.TxOut = make([]wire.TxOut, 3)
-	outs := make([]coin, 3)
+	p.tx.TxOut = make([]wire.TxOut, maxOut)
+	outs := make([]coin, maxOut)
 	for i := range outs {
 		outs[i].kind = g.randKind()
 		outs[i].key = uint32(g.rng.IntN(len(g.keys)))
@@ -399,7 +437,7 @@ func (g *Generator) buildTx(p *ptx) (built, exhausted bool) {
 		return false, false
 	}
 	// Split what is left at random; every output keeps at least minOutput.
-	var w [3]int64
+	var w [maxOutputs]int64
 	var wsum int64
 	for i := range nOut {
 		w[i] = 1 + int64(g.rng.IntN(1000))

@@ -201,7 +201,7 @@ func TestSmallChainValid(t *testing.T) {
 	if n != st.Inputs {
 		t.Fatalf("verified %d inputs, stats say %d", n, st.Inputs)
 	}
-	for k := range numKinds {
+	for k := range numSignedKinds {
 		if st.InputTypes[k.String()] == 0 {
 			t.Errorf("no %v input in the chain", k)
 		}

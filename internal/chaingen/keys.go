@@ -21,10 +21,20 @@ const (
 	P2WSHMultisig             // 2-of-3 CHECKMULTISIG in a P2WSH
 	P2TRKey                   // BIP86 taproot output, spent by key path
 	P2TRScript                // taproot output with one `<xonly> OP_CHECKSIG` leaf, spent by script path
+	// The anyone-can-spend kinds of ProfileMainnetScale: valid spends
+	// without any signature, so a chain of millions of transactions is
+	// generated in minutes.
+	P2WSHTrue // P2WSH of the witness script OP_TRUE
+	P2TRTrue  // taproot output whose one leaf is OP_TRUE, spent by script path
+	P2SHTrue  // BIP16 P2SH of the redeem script OP_TRUE
 	numKinds
+	// numSignedKinds counts the kinds of ProfileSigned (those above
+	// P2WSHTrue), which every signed chain uses.
+	numSignedKinds = P2WSHTrue
 )
 
-var kindNames = [numKinds]string{"p2wpkh", "p2pkh", "p2sh-p2wpkh", "p2wsh-multisig", "p2tr-key", "p2tr-script"}
+var kindNames = [numKinds]string{"p2wpkh", "p2pkh", "p2sh-p2wpkh", "p2wsh-multisig", "p2tr-key", "p2tr-script",
+	"p2wsh-true", "p2tr-true", "p2sh-true"}
 
 // String returns the name used in the JSON summary.
 func (k Kind) String() string {
@@ -38,6 +48,11 @@ func (k Kind) String() string {
 // today, with every other type present often enough to matter for
 // verification cost.
 var kindWeights = [numKinds]int{P2WPKH: 600, P2PKH: 100, P2SHP2WPKH: 80, P2WSHMultisig: 60, P2TRKey: 120, P2TRScript: 40}
+
+// trueWeights is ProfileMainnetScale's output mix (per mille): segwit v0
+// and taproot outputs with 32-byte programs, as most of mainnet's recent
+// coins, and some shorter P2SH ones.
+var trueWeights = [numKinds]int{P2WSHTrue: 550, P2TRTrue: 300, P2SHTrue: 150}
 
 // keyInfo is one deterministic key and every script the generator builds
 // from it. Keys are reused across many outputs so that the cost of
