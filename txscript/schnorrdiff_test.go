@@ -58,3 +58,21 @@ func TestVerifySchnorrMatchesBtcec(t *testing.T) {
 		t.Fatalf("only %d valid cases; the generator is broken", valid)
 	}
 }
+
+// TestVerifySchnorrAllocs pins that a BIP340 check does not allocate.
+func TestVerifySchnorrAllocs(t *testing.T) {
+	priv, _ := btcec.PrivKeyFromBytes([]byte("a private key for the alloc test"))
+	msg := [32]byte{1, 2, 3}
+	sig, err := schnorr.Sign(priv, msg[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := sig.Serialize()
+	pk := schnorr.SerializePubKey(priv.PubKey())
+	if !verifySchnorr(sb, pk, &msg) {
+		t.Fatal("valid signature rejected")
+	}
+	if a := testing.AllocsPerRun(20, func() { verifySchnorr(sb, pk, &msg) }); a != 0 {
+		t.Fatalf("verifySchnorr allocates %v times per call", a)
+	}
+}

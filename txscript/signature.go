@@ -1,10 +1,6 @@
 package txscript
 
-import (
-	"crypto/sha256"
-
-	"github.com/btcsuite/btcd/btcec/v2"
-)
+import "github.com/btcnode/btcd/internal/secp256k1"
 
 // SigHashType is the signature hash type byte appended to signatures.
 type SigHashType uint32
@@ -52,7 +48,7 @@ func isValidSignatureEncoding(sig []byte) bool {
 // Core uses for every ECDSA check: it accepts BER-ish encodings, ignores
 // trailing bytes and turns out-of-range values into the (always failing)
 // zero signature. ok is false only when the structure cannot be read.
-func parseDERLax(in []byte) (r, s btcec.ModNScalar, ok bool) {
+func parseDERLax(in []byte) (r, s secp256k1.Scalar, ok bool) {
 	pos, n := 0, len(in)
 	if pos == n || in[pos] != 0x30 {
 		return r, s, false
@@ -128,16 +124,15 @@ func parseDERLax(in []byte) (r, s btcec.ModNScalar, ok bool) {
 	overflow := rlen > 32 || slen > 32
 	if !overflow {
 		copy(buf[32-rlen:], in[rpos:rpos+rlen])
-		overflow = r.SetBytes(&buf) != 0
+		overflow = r.SetBytes(&buf)
 	}
 	if !overflow {
 		buf = [32]byte{}
 		copy(buf[32-slen:], in[spos:spos+slen])
-		overflow = s.SetBytes(&buf) != 0
+		overflow = s.SetBytes(&buf)
 	}
 	if overflow {
-		r.Zero()
-		s.Zero()
+		r, s = secp256k1.Scalar{}, secp256k1.Scalar{}
 	}
 	return r, s, true
 }
@@ -149,7 +144,7 @@ func isLowS(sig []byte) bool {
 	if !ok {
 		return false
 	}
-	return !s.IsOverHalfOrder()
+	return !s.IsHigh()
 }
 
 // isDefinedHashType is Core's IsDefinedHashtypeSignature.
@@ -222,159 +217,43 @@ func pubKeySizeValid(pk []byte) bool {
 	return false
 }
 
-// verifyECDSA checks a DER signature (hash type byte already removed)
-// against a serialized public key the way Core does: lax parsing, S
-// normalisation (ECDSA verification is symmetric in S), then verification.
-// It works on secp256k1's value types directly, so nothing escapes to the
-// heap: btcec's ParsePubKey and Signature.Verify allocated 13 objects per
-// check, which made ECDSA the largest source of garbage during IBD.
 // VerifyECDSA reports whether sig (DER, without the sighash type byte;
 // parsed as leniently as Core's consensus rules allow) is pubKey's
-// signature of hash, using the engine's own allocation-free verifier. It
-// is exported for benchmarks that compare raw verification speed.
+// signature of hash, using the engine's allocation-free verifier
+// (internal/secp256k1). It is exported for benchmarks that compare raw
+// verification speed.
 func VerifyECDSA(sig, pubKey []byte, hash *[32]byte) bool { return verifyECDSA(sig, pubKey, hash) }
 
 // VerifySchnorr reports whether sig (64 bytes) is a BIP340 signature of
 // hash by the x-only key pubKey, using the engine's own verifier.
 func VerifySchnorr(sig, pubKey []byte, hash *[32]byte) bool { return verifySchnorr(sig, pubKey, hash) }
 
+// verifyECDSA checks a DER signature (hash type byte already removed)
+// against a serialized public key the way Core does: the key's size must
+// match its header, the signature is parsed laxly (out-of-range values
+// become the always-failing zero signature), and S may be high: ECDSA
+// verification is symmetric in S, and low S is a policy rule checked on
+// the encoding.
 func verifyECDSA(sig, pubKey []byte, hash *[32]byte) bool {
 	if !pubKeySizeValid(pubKey) {
 		return false
 	}
 	r, s, ok := parseDERLax(sig)
-	if !ok || r.IsZero() || s.IsZero() {
+	if !ok {
 		return false
 	}
-	var Q btcec.JacobianPoint
-	if !parsePubKeyPoint(pubKey, &Q) {
+	var pk secp256k1.PublicKey
+	if !secp256k1.ParsePubKey(pubKey, &pk) {
 		return false
 	}
-	// u1 = e/s, u2 = r/s; the hash is reduced mod n as libsecp256k1 does.
-	var e, u1, u2 btcec.ModNScalar
-	e.SetBytes(hash)
-	w := s
-	inverseModN(&w)
-	u1.Mul2(&e, &w)
-	u2.Mul2(&r, &w)
-	var X btcec.JacobianPoint
-	doubleMult(&u1, &u2, &Q, &X)
-	if (X.X.IsZero() && X.Y.IsZero()) || X.Z.IsZero() {
-		return false // point at infinity
-	}
-	// Compare in Jacobian coordinates to skip the field inversion of
-	// ToAffine: X.x/z^2 mod n == r holds iff r*z^2 == X.x, or r+n < p and
-	// (r+n)*z^2 == X.x (the affine x lies in [0, p) and p < 2n).
-	var rb [32]byte
-	r.PutBytes(&rb)
-	var rf, z2, t btcec.FieldVal
-	rf.SetBytes(&rb)
-	z2.SquareVal(&X.Z)
-	X.X.Normalize()
-	if t.Mul2(&rf, &z2).Normalize().Equals(&X.X) {
-		return true
-	}
-	if rf.IsGtOrEqPrimeMinusOrder() {
-		return false
-	}
-	rf.Add(&orderAsField)
-	return t.Mul2(&rf, &z2).Normalize().Equals(&X.X)
+	return secp256k1.VerifyECDSA(&r, &s, &pk, hash)
 }
-
-// orderAsField is the group order n as a field element, for the r+n case
-// of verifyECDSA.
-var orderAsField = func() btcec.FieldVal {
-	var f btcec.FieldVal
-	f.SetByteSlice([]byte{
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
-		0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b,
-		0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41,
-	})
-	return f
-}()
-
-// parsePubKeyPoint is libsecp256k1's eckey_pubkey_parse into a Jacobian
-// point with Z = 1: compressed (02/03), uncompressed (04) and hybrid
-// (06/07, whose tag must match Y's parity) keys; coordinates must be below
-// p and the point on the curve.
-func parsePubKeyPoint(pk []byte, Q *btcec.JacobianPoint) bool {
-	switch len(pk) {
-	case 33:
-		if pk[0] != 0x02 && pk[0] != 0x03 {
-			return false
-		}
-		if Q.X.SetByteSlice(pk[1:33]) || !btcec.DecompressY(&Q.X, pk[0] == 0x03, &Q.Y) {
-			return false
-		}
-	case 65:
-		if pk[0] != 0x04 && pk[0] != 0x06 && pk[0] != 0x07 {
-			return false
-		}
-		if Q.X.SetByteSlice(pk[1:33]) || Q.Y.SetByteSlice(pk[33:65]) {
-			return false
-		}
-		if pk[0] != 0x04 && Q.Y.IsOdd() != (pk[0] == 0x07) {
-			return false
-		}
-		// On the curve: y^2 == x^3 + 7.
-		var y2, x3 btcec.FieldVal
-		y2.SquareVal(&Q.Y).Normalize()
-		x3.SquareVal(&Q.X).Mul(&Q.X).AddInt(7).Normalize()
-		if !y2.Equals(&x3) {
-			return false
-		}
-	default:
-		return false
-	}
-	Q.X.Normalize()
-	Q.Y.Normalize()
-	Q.Z.SetInt(1)
-	return true
-}
-
-var tagChallenge = makeTag("BIP0340/challenge")
 
 // verifySchnorr checks a 64-byte BIP340 signature against a 32-byte x-only
-// public key. It follows BIP340's verification directly on btcec's group
-// primitives: btcec's own Verify takes a parsed key and re-parses it
-// (a second square root), and builds its challenge hash with allocations.
+// public key.
 func verifySchnorr(sig, pubKey []byte, hash *[32]byte) bool {
 	if len(sig) != 64 || len(pubKey) != 32 {
 		return false
 	}
-	var P btcec.JacobianPoint
-	if P.X.SetByteSlice(pubKey) || !btcec.DecompressY(&P.X, false, &P.Y) {
-		return false // x >= p, or not on the curve
-	}
-	P.Y.Normalize()
-	P.Z.SetInt(1)
-	var r btcec.FieldVal
-	if r.SetByteSlice(sig[:32]) {
-		return false // r >= p
-	}
-	var s btcec.ModNScalar
-	if s.SetByteSlice(sig[32:]) {
-		return false // s >= n
-	}
-	var buf [64 + 32 + 32 + 32]byte
-	copy(buf[:64], tagChallenge[:])
-	copy(buf[64:96], sig[:32])
-	copy(buf[96:128], pubKey)
-	copy(buf[128:], hash[:])
-	eh := sha256.Sum256(buf[:])
-	var e btcec.ModNScalar
-	e.SetBytes(&eh)
-	e.Negate()
-	// R = s*G - e*P must have even Y and X equal to r.
-	var R btcec.JacobianPoint
-	doubleMult(&s, &e, &P, &R)
-	if (R.X.IsZero() && R.Y.IsZero()) || R.Z.IsZero() {
-		return false
-	}
-	R.ToAffine()
-	if R.Y.IsOdd() {
-		return false
-	}
-	return r.Equals(&R.X)
+	return secp256k1.VerifySchnorr((*[64]byte)(sig), (*[32]byte)(pubKey), hash)
 }

@@ -1,9 +1,6 @@
 package txscript
 
-import (
-	"github.com/btcsuite/btcd/btcec/v2"
-	"github.com/btcsuite/btcd/btcec/v2/schnorr"
-)
+import "github.com/btcnode/btcd/internal/secp256k1"
 
 // tapLeafHash computes the BIP341 leaf hash of script under leafVersion.
 func tapLeafHash(w *hashWriter, leafVersion byte, script []byte) [32]byte {
@@ -53,25 +50,11 @@ func TapTweakHash(internalKey []byte, merkleRoot []byte) [32]byte {
 // ComputeTaprootOutputKey tweaks an x-only internal key with merkleRoot
 // and returns the x-only output key and the parity of its Y coordinate.
 func ComputeTaprootOutputKey(internalKey []byte, merkleRoot []byte) (key [32]byte, oddY bool, ok bool) {
-	pk, err := schnorr.ParsePubKey(internalKey)
-	if err != nil {
+	if len(internalKey) != 32 {
 		return key, false, false
 	}
 	t := TapTweakHash(internalKey, merkleRoot)
-	var tweak btcec.ModNScalar
-	if tweak.SetBytes(&t) != 0 {
-		return key, false, false
-	}
-	var P, T, Q btcec.JacobianPoint
-	pk.AsJacobian(&P)
-	btcec.ScalarBaseMultNonConst(&tweak, &T)
-	btcec.AddNonConst(&P, &T, &Q)
-	if (Q.X.IsZero() && Q.Y.IsZero()) || Q.Z.IsZero() {
-		return key, false, false
-	}
-	Q.ToAffine()
-	Q.X.PutBytesUnchecked(key[:])
-	return key, Q.Y.IsOdd(), true
+	return secp256k1.TaprootTweak((*[32]byte)(internalKey), &t)
 }
 
 // taprootMerkleRoot folds the control block's path into the leaf hash.
