@@ -117,7 +117,11 @@ func (c *Config) garbage() ([]byte, error) {
 	if c.GarbageLen != nil {
 		n = min(max(*c.GarbageLen, 0), MaxGarbageLen)
 	} else {
-		v, err := rand.Int(c.rand(), big.NewInt(MaxGarbageLen+1))
+		// At most MaxGarbageLen-1: btcd v0.26.2 never checks for the
+		// terminator after the last byte it may read, so it refuses a
+		// peer that sends the full MaxGarbageLen (the BIP allows it, and
+		// we accept it).
+		v, err := rand.Int(c.rand(), big.NewInt(MaxGarbageLen))
 		if err != nil {
 			return nil, err
 		}
