@@ -369,13 +369,16 @@ func TestMempoolFeeFilterRelay(t *testing.T) {
 	filtered := dialRelayPeer(t, n)
 	plain := dialRelayPeer(t, n)
 	filtered.send(t, &wire.MsgFeeFilter{MinFee: 20_000}) // sat/kvB
-	waitFor(t, 30*time.Second, "feefilter applied", func() bool {
-		for _, p := range n.s.sync.Peers() {
-			if p.FeeFilter() == 20_000 {
-				return true
-			}
+	// Both peers must be registered before the transactions are accepted:
+	// as in Core, a transaction is queued only for the peers connected
+	// when it enters the mempool.
+	waitFor(t, 30*time.Second, "both peers registered, feefilter applied", func() bool {
+		ps := n.s.sync.Peers()
+		filteredSeen := false
+		for _, p := range ps {
+			filteredSeen = filteredSeen || p.FeeFilter() == 20_000
 		}
-		return false
+		return len(ps) == 2 && filteredSeen
 	})
 	c1, c2 := n.coinbaseCoin(t, 1), n.coinbaseCoin(t, 2)
 	cheap := w.build([]mpCoin{c1}, []wire.TxOut{{Value: c1.value - 1_100, PkScript: w.pkScript}}) // ~10 sat/vB

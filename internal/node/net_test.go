@@ -128,6 +128,17 @@ func dialRelayPeer(t *testing.T, n *testNode) *netPeer {
 	go r.readLoop()
 	r.next(t, 10*time.Second, "verack", func(m wire.Message) bool { _, ok := m.(*wire.MsgVerAck); return ok })
 	r.send(t, &wire.MsgVerAck{})
+	// The node completes its side of the handshake when it reads our
+	// verack; until it has registered the peer, nothing is relayed to it.
+	local := c.LocalAddr().String()
+	waitFor(t, 10*time.Second, "relay peer registered", func() bool {
+		for _, p := range n.s.sync.Peers() {
+			if p.Addr() == local {
+				return true
+			}
+		}
+		return false
+	})
 	return r
 }
 
