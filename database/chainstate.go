@@ -31,37 +31,40 @@ const maxCoinKeyLen = 1 + 32 + 5
 // ChainStateOptions tunes the chainstate LevelDB. Zero values pick defaults
 // chosen for initial sync (see doc.go for the measurements).
 type ChainStateOptions struct {
-	CacheBytes    int  // LevelDB block cache (default 32 MiB, or scaled by CacheBudget)
+	// CacheBytes is LevelDB's block cache for data blocks. Zero (the
+	// default) turns it off, and each open table then keeps its index
+	// and filter blocks in memory from the moment it opens. A shared
+	// block cache holds those blocks too (about 300 KiB per 8 MiB table)
+	// and evicts them once the chainstate's tables outgrow it, so lookups
+	// read them again (see doc.go, "Lookups past the block cache").
+	CacheBytes    int
 	WriteBuffer   int  // memtable size (default 64 MiB, or scaled by CacheBudget)
 	TableSize     int  // compaction table size (default 8 MiB)
 	Compression   bool // snappy; off by default, values are already compact
 	NoSyncOnFlush bool // skip fsync of the final flush batch (tests only)
 	// CacheBudget is the UTXO cache budget (UtxoCacheOptions.MaxBytes)
 	// the chainstate will be used with. When set, it only scales the
-	// defaults of CacheBytes and WriteBuffer (see scaledLevelMem), so
-	// LevelDB's memory stays proportionate to a small budget.
+	// default of WriteBuffer (see scaledLevelMem), so LevelDB's memory
+	// stays proportionate to a small budget.
 	CacheBudget int64
 }
 
-// scaledLevelMem picks the chainstate LevelDB's write buffer and block
-// cache for a UTXO cache budget: budget/32 clamped to [12, 64] MiB and
-// budget/16 clamped to [16, 32] MiB. goleveldb holds up to two memtables
-// (one being compacted) plus a pooled one, so the write buffer costs up to
-// about 2-3 times its size; see doc.go. The lower bounds were measured on
-// the medium IBD at --utxocachemaxsize=10 (scripts skipped): 4/4 MiB gave
-// 6.4 s and a 152-170 MiB peak RSS, 8/16 MiB 5.9 s and 198 MiB, 12/16 MiB
-// 5.0 s and 216-224 MiB, 16/16 MiB 5.0 s but 263-268 MiB (over budget +
-// 250 MiB); below that the cache evicts coins that are read back from
-// tables whose index and filter blocks no longer fit the block cache.
-// The write buffer was budget/8; goleveldb allocates a memtable of that
+// scaledLevelMem picks the chainstate LevelDB's write buffer for a UTXO
+// cache budget: budget/32 clamped to [12, 64] MiB. goleveldb holds up to
+// two memtables (one being compacted) plus a pooled one, so the write
+// buffer costs up to about 2-3 times its size; see doc.go. The lower
+// bound was measured on the medium IBD at --utxocachemaxsize=10 (scripts
+// skipped, write buffer/block cache): 4/4 MiB gave 6.4 s and a 152-170
+// MiB peak RSS, 8/16 MiB 5.9 s and 198 MiB, 12/16 MiB 5.0 s and 216-224
+// MiB, 16/16 MiB 5.0 s but 263-268 MiB (over budget + 250 MiB). The
+// write buffer was budget/8; goleveldb allocates a memtable of that
 // capacity when it opens, which at the default budget (57.6 MiB) was 17%
 // of everything the medium IBD allocated, and 28.8 MiB (budget/16) still
 // 17% of what it allocated up to the tip; budget/32 (14.4 MiB) brings it
 // under 10%. The cache writes to LevelDB only when it flushes, in sorted
 // batches, so a smaller memtable only means more, smaller level-0 tables.
-func scaledLevelMem(budget int64) (writeBuffer, blockCache int) {
-	clamp := func(v, lo, hi int64) int { return int(min(max(v, lo), hi)) }
-	return clamp(budget/32, 12<<20, 64<<20), clamp(budget/16, 16<<20, 32<<20)
+func scaledLevelMem(budget int64) (writeBuffer int) {
+	return int(min(max(budget/32, 12<<20), 64<<20))
 }
 
 // ChainState is the on-disk UTXO set. All access to coins goes through a
@@ -101,12 +104,9 @@ type HeadBlocks struct {
 // OpenChainState opens (creating if needed) the chainstate under
 // dir/chainstate.
 func OpenChainState(dir string, o ChainStateOptions) (*ChainState, error) {
-	wb, bc := 64<<20, 32<<20
+	wb := 64 << 20
 	if o.CacheBudget > 0 {
-		wb, bc = scaledLevelMem(o.CacheBudget)
-	}
-	if o.CacheBytes <= 0 {
-		o.CacheBytes = bc
+		wb = scaledLevelMem(o.CacheBudget)
 	}
 	if o.WriteBuffer <= 0 {
 		o.WriteBuffer = wb
@@ -120,6 +120,7 @@ func OpenChainState(dir string, o ChainStateOptions) (*ChainState, error) {
 	}
 	db, err := openLevel(filepath.Join(dir, "chainstate"), &opt.Options{
 		BlockCacheCapacity:  o.CacheBytes,
+		DisableBlockCache:   o.CacheBytes <= 0,
 		WriteBuffer:         o.WriteBuffer,
 		CompactionTableSize: o.TableSize,
 		Compression:         comp,

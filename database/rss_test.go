@@ -154,16 +154,16 @@ func vmStatus(t *testing.T, field string) int64 {
 func TestScaledLevelMem(t *testing.T) {
 	for _, c := range []struct {
 		budget int64
-		wb, bc int
+		wb     int
 	}{
-		{1 << 20, 12 << 20, 16 << 20},
-		{10 << 20, 12 << 20, 16 << 20},
-		{100 << 20, 12 << 20, 16 << 20},
-		{450 << 20, 14400 << 10, 28800 << 10},
-		{4 << 30, 64 << 20, 32 << 20},
+		{1 << 20, 12 << 20},
+		{10 << 20, 12 << 20},
+		{100 << 20, 12 << 20},
+		{450 << 20, 14400 << 10},
+		{4 << 30, 64 << 20},
 	} {
-		if wb, bc := scaledLevelMem(c.budget); wb != c.wb || bc != c.bc {
-			t.Errorf("budget %d: got %d/%d, want %d/%d", c.budget, wb, bc, c.wb, c.bc)
+		if wb := scaledLevelMem(c.budget); wb != c.wb {
+			t.Errorf("budget %d: got %d, want %d", c.budget, wb, c.wb)
 		}
 	}
 }

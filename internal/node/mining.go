@@ -49,10 +49,7 @@ func (s *server) miningBackend() *rpc.MiningBackend {
 		BlockTemplate: s.getBlockTemplate,
 		MiningInfo:    s.miningInfo,
 		NetworkHashPS: s.networkHashPS,
-		SubmitHeader: func(h *wire.BlockHeader) error {
-			_, _, err := s.chain.ProcessHeaders([]wire.BlockHeader{*h})
-			return err
-		},
+		SubmitHeader:  s.submitHeader, // rpcadapter_chain.go
 		Generate: func(n int64, script []byte, maxTries uint64) ([]wire.Hash, error) {
 			return s.generate(int(n), script, maxTries, nil, true)
 		},

@@ -32,11 +32,6 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Test:    s.testBackend(),
 		Btcd:    s.btcdBackend(), // websocket.go
 	}
-	backend.Mining.SubmitHeader = s.submitHeader
-	backend.Mempool.Import = s.importMempool // importmempool.go
-	if backend.Mining.GenerateBlock != nil {
-		backend.Mining.GenerateBlock = s.generateBlockChecked // rpcadapter_gbt.go
-	}
 	return rpc.New(rpc.Config{
 		Listeners:   cfg.RPCListeners,
 		DefaultPort: cfg.rpcPort,
@@ -283,6 +278,7 @@ func (s *server) txFromBlock(txid wire.Hash, blockHash *wire.Hash) (*rpc.TxLooku
 func (s *server) mempoolBackend() *rpc.MempoolBackend {
 	p := s.pool
 	return &rpc.MempoolBackend{
+		Import: s.importMempool, // importmempool.go
 		Info: func() (*rpc.MempoolInfo, error) {
 			in := p.Info()
 			return &rpc.MempoolInfo{
@@ -461,7 +457,13 @@ func (s *server) netBackend() *rpc.NetBackend {
 			return rpc.NewError(rpc.ErrClientNodeNotConnected, "Node not found in connected nodes")
 		},
 		ConnectionCount: func() (int, error) { return len(s.peerList()), nil },
-		PeerInfo:        s.peerInfo,
+		PeerInfo: func() ([]rpc.PeerInfo, error) {
+			infos, err := s.peerInfo()
+			if err == nil {
+				s.addPeerInfoExtras(infos) // rpcadapter_net.go
+			}
+			return infos, err
+		},
 		NetworkInfo: func() (*rpc.NetworkInfo, error) {
 			out, in := 0, 0
 			for _, p := range s.peerList() {
@@ -486,7 +488,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 				Networks:           networksInfo(s.cfg),
 				RelayFee:           rpc.FormatBTC(s.cfg.minRelayTxFeeSat),
 				IncrementalFee:     rpc.FormatBTC(100),
-				LocalAddresses:     []rpc.LocalAddress{},
+				LocalAddresses:     s.localAddresses(),
 				Warnings:           s.warnings(),
 			}, nil
 		},
@@ -506,7 +508,13 @@ func (s *server) netBackend() *rpc.NetBackend {
 			return out, nil
 		},
 		ClearBanned: func() error { s.bans.ClearBanned(); return nil },
-		Ping:        func() error { return nil },
+		// ping asks every peer now; the answers show in getpeerinfo.
+		Ping: func() error {
+			for _, p := range s.peerList() {
+				p.PingNow()
+			}
+			return nil
+		},
 	}
 }
 

@@ -205,52 +205,6 @@ func (s *server) addedNodeInfo(node string) ([]rpc.AddedNodeInfo, error) {
 	return out, nil
 }
 
-// registerNetRPC replaces the network methods whose answers need more of
-// the peer layer than the generic adapter gives: ping really pings every
-// peer, getpeerinfo reports pingwait and addrlocal, and getnetworkinfo
-// lists our local addresses.
-func (s *server) registerNetRPC() {
-	if s.rpc == nil {
-		return
-	}
-	// Method returns the registered method itself, so it is changed in
-	// place (Register refuses duplicates); this runs before the server
-	// starts serving.
-	if m := s.rpc.Method("ping"); m != nil {
-		m.Available = nil
-		m.Handler = func(*rpc.Server, *rpc.Params) (any, error) {
-			for _, p := range s.peerList() {
-				p.PingNow()
-			}
-			return nil, nil
-		}
-	}
-	if m := s.rpc.Method("getpeerinfo"); m != nil {
-		inner := m.Handler
-		m.Handler = func(srv *rpc.Server, params *rpc.Params) (any, error) {
-			res, err := inner(srv, params)
-			infos, ok := res.([]rpc.PeerInfo)
-			if err != nil || !ok {
-				return res, err
-			}
-			s.addPeerInfoExtras(infos)
-			return infos, nil
-		}
-	}
-	if m := s.rpc.Method("getnetworkinfo"); m != nil {
-		inner := m.Handler
-		m.Handler = func(srv *rpc.Server, params *rpc.Params) (any, error) {
-			res, err := inner(srv, params)
-			ni, ok := res.(*rpc.NetworkInfo)
-			if err != nil || !ok {
-				return res, err
-			}
-			ni.LocalAddresses = s.localAddresses()
-			return ni, nil
-		}
-	}
-}
-
 // addPeerInfoExtras fills the getpeerinfo fields the generic adapter
 // leaves out: pingwait (seconds an unanswered ping has waited, present
 // only while one is outstanding, as in bitcoind), addrlocal, and

@@ -219,7 +219,6 @@ func newServer(cfg *Config) (_ *server, err error) {
 			return nil, fmt.Errorf("%w: %v", errHTTPServer, err)
 		}
 		s.registerZMQRPC()
-		s.registerNetRPC() // rpcadapter_net.go
 		s.watchWebsockets()
 		// Bind now, so an address that cannot be bound stops start-up
 		// (bitcoind's "Unable to start HTTP server").
