@@ -3,6 +3,7 @@ package peer
 import (
 	"errors"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -105,6 +106,10 @@ func TestQueueMessageWait(t *testing.T) {
 	}
 }
 
+// TestControlBeforeData: a ping goes out before queued data, a pong after
+// the block queued before it (Core's test framework sends getdata, then a
+// ping, and expects the block before the pong), and trickled
+// announcements last.
 func TestControlBeforeData(t *testing.T) {
 	var q writeQueue
 	cfg := baseConfig()
@@ -114,6 +119,7 @@ func TestControlBeforeData(t *testing.T) {
 	q.push(mk("inv"), prioTrickle)
 	q.push(mk(wire.CmdBlock), priorityOf(wire.CmdBlock))
 	q.push(mk(wire.CmdPong), priorityOf(wire.CmdPong))
+	q.push(mk(wire.CmdPing), priorityOf(wire.CmdPing))
 	var order []string
 	for {
 		m, ok := q.pop()
@@ -122,7 +128,7 @@ func TestControlBeforeData(t *testing.T) {
 		}
 		order = append(order, m.cmd)
 	}
-	if len(order) != 3 || order[0] != wire.CmdPong || order[1] != wire.CmdBlock || order[2] != "inv" {
+	if want := []string{wire.CmdPing, wire.CmdBlock, wire.CmdPong, "inv"}; !slices.Equal(order, want) {
 		t.Fatalf("order %v", order)
 	}
 }

@@ -16,6 +16,9 @@ import (
 // priority orders the write queue: control messages (handshake, ping,
 // feature negotiation, requests) go before data (blocks, transactions,
 // headers, responses), which go before trickled transaction announcements.
+// A pong is data: it follows the answers to everything the peer sent
+// before its ping, as from Core (one send queue), so peers and test
+// harnesses can use ping as a barrier after a getdata.
 type priority int
 
 const (
@@ -28,7 +31,7 @@ const (
 // priorityOf classifies a message by command.
 func priorityOf(cmd string) priority {
 	switch cmd {
-	case wire.CmdVersion, wire.CmdVerAck, wire.CmdPing, wire.CmdPong,
+	case wire.CmdVersion, wire.CmdVerAck, wire.CmdPing,
 		wire.CmdWtxidRelay, wire.CmdSendAddrV2, wire.CmdSendHeaders,
 		wire.CmdFeeFilter, wire.CmdSendCmpct, wire.CmdGetHeaders,
 		wire.CmdGetBlocks, wire.CmdGetData, wire.CmdGetBlockTxn,
