@@ -308,8 +308,8 @@ func connectFake(t *testing.T, n *node, fcfg *peer.Config) (fake, in *peer.Peer)
 }
 
 // linkFake links a bare peer to n; with nodeOutbound n dials it. in is
-// n's side of the connection.
-func linkFake(t *testing.T, n *node, fcfg *peer.Config, nodeOutbound bool) (fake, in *peer.Peer) {
+// n's side of the connection; setup runs on it before it starts.
+func linkFake(t *testing.T, n *node, fcfg *peer.Config, nodeOutbound bool, setup ...func(*peer.Peer)) (fake, in *peer.Peer) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -339,6 +339,9 @@ func linkFake(t *testing.T, n *node, fcfg *peer.Config, nodeOutbound bool) (fake
 	} else {
 		in = peer.NewInbound(&n.pcfg, sc)
 		fake = peer.NewOutbound(fcfg, c, l.Addr().String())
+	}
+	for _, f := range setup {
+		f(in)
 	}
 	n.run(t, in)
 	fake.Start()

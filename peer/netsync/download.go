@@ -26,10 +26,16 @@ func (m *Manager) loop() {
 	tick := time.NewTicker(checkInterval)
 	defer tick.Stop()
 	m.lastLog = time.Now()
+	// A jump of the mock clock is checked at once, as Core checks its
+	// timers on the next message from each peer rather than a tick later.
+	clockSet := clock.Changed()
 	for {
 		select {
 		case <-m.quit:
 			return
+		case <-clockSet:
+			clockSet = clock.Changed()
+			m.checkStalls(clock.Now())
 		case be := <-m.blocks:
 			m.handleBlock(be)
 		case ev := <-m.events:
@@ -73,6 +79,10 @@ func (m *Manager) handleEvent(ev event) {
 			m.fill()
 		}
 	case evTip:
+		now := clock.Now()
+		for _, ps := range m.peers {
+			m.considerEviction(ps, now) // eviction.go
+		}
 		m.fill()
 	case evFunc:
 		ev.fn()
@@ -112,8 +122,10 @@ func (m *Manager) handleNewPeer(p *peer.Peer) {
 		// Near the tip every peer is asked, so announcements that do not
 		// connect are resolved from whoever sent them.
 		ps.syncStarted = true
-		m.sendGetHeaders(ps, wire.Hash{})
+		m.sendInitialGetHeaders(ps)
 	}
+	// The chain-sync timer starts with the connection.
+	m.considerEviction(ps, clock.Now())
 	m.fill()
 }
 
@@ -125,7 +137,7 @@ func (m *Manager) setSyncPeer(ps *peerState) {
 		m.log.Infof("Syncing headers from %v (peer height %d)", ps.p, ps.bestHeight)
 		ps.headersDeadline = m.headersDeadline()
 		ps.syncStarted = true
-		m.sendGetHeaders(ps, wire.Hash{})
+		m.sendInitialGetHeaders(ps)
 	}
 }
 
@@ -183,6 +195,7 @@ func (m *Manager) handleDonePeer(p *peer.Peer) {
 	m.peersMu.Unlock()
 	m.dropRequests(ps)
 	m.cmpctDonePeer(ps)
+	m.unprotect(ps) // eviction.go
 	if m.pool != nil {
 		if n := m.pool.RemoveOrphansByPeer(poolPeerID(p)); n > 0 {
 			m.log.Debugf("Erased %d orphan transaction(s) from peer=%d", n, p.ID())
@@ -220,9 +233,30 @@ func (m *Manager) disconnect(ps *peerState, why string) {
 
 func (m *Manager) sendGetHeaders(ps *peerState, stop wire.Hash) {
 	best, _ := m.chain.BestHeader()
+	m.sendGetHeadersLocator(ps, best, stop)
+}
+
+// sendInitialGetHeaders starts a header sync from ps with a locator from
+// our best header's parent, as Core, so that even a peer on our chain
+// answers with at least one header and so shows its best block.
+func (m *Manager) sendInitialGetHeaders(ps *peerState) {
+	best, _ := m.chain.BestHeader()
+	if h, _, ok := m.chain.HeaderByHash(&best); ok && h.PrevBlock != (wire.Hash{}) {
+		best = h.PrevBlock
+	}
+	m.sendGetHeadersLocator(ps, best, wire.Hash{})
+}
+
+// sendGetHeadersFrom asks ps for the headers after from (the chain-sync
+// timer's last call).
+func (m *Manager) sendGetHeadersFrom(ps *peerState, from wire.Hash) {
+	m.sendGetHeadersLocator(ps, from, wire.Hash{})
+}
+
+func (m *Manager) sendGetHeadersLocator(ps *peerState, from, stop wire.Hash) {
 	msg := &wire.MsgGetHeaders{
 		ProtocolVersion:    wire.ProtocolVersion,
-		BlockLocatorHashes: m.chain.BlockLocator(&best),
+		BlockLocatorHashes: m.chain.BlockLocator(&from),
 		HashStop:           stop,
 	}
 	ps.headersAsked = clock.Now()
@@ -252,6 +286,8 @@ func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 		ps.p.UpdateLastBlockHeight(lastHeight)
 		ps.noteBest(lastHash, lastHeight)
 		ps.addKnown(lastHash)
+		m.maybeProtect(ps)                  // eviction.go
+		m.considerEviction(ps, clock.Now()) // as Core, right after the message
 	}
 	if err != nil {
 		var re *blockchain.RuleError
@@ -584,7 +620,9 @@ func (m *Manager) checkStalls(now time.Time) {
 	for _, ps := range m.peers {
 		if len(ps.inflight) > 0 && now.Sub(ps.lastRecv) > m.cfg.RequestTimeout {
 			m.disconnect(ps, "block requests timed out")
+			continue
 		}
+		m.considerEviction(ps, now) // eviction.go
 	}
 	if m.stallWait && len(m.requested) > 0 {
 		if first := m.chain.MissingBlocks(1); len(first) == 1 {

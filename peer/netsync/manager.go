@@ -129,9 +129,12 @@ type Manager struct {
 	// stallTimeout is the current stall limit: doubled after each stall,
 	// decayed back to Config.StallTimeout while blocks arrive.
 	stallTimeout time.Duration
-	lastBlocks   int64
-	lastTxs      int64
-	lastLog      time.Time
+	// protectedOutbound counts the peers exempt from the chain-sync
+	// timer (eviction.go).
+	protectedOutbound int
+	lastBlocks        int64
+	lastTxs           int64
+	lastLog           time.Time
 
 	// annMu guards lastAnnounced, the tip of the last announcement.
 	annMu         sync.Mutex
@@ -192,6 +195,8 @@ type peerState struct {
 
 	// cmpct is the peer's compact block state (cmpct.go).
 	cmpct cmpctPeer
+	// chainSync is the outbound peer's eviction timer (eviction.go).
+	chainSync chainSync
 }
 
 func (ps *peerState) addKnown(h wire.Hash) {
