@@ -44,6 +44,7 @@ func (m *Manager) loop() {
 			// Time-outs follow the node clock, which tests can mock
 			// (as Core's); progress logging follows the wall clock.
 			m.checkStalls(clock.Now())
+			m.txRequestTick(clock.Now())
 			m.maybeLogProgress(now)
 		}
 	}
@@ -65,16 +66,20 @@ func (m *Manager) handleEvent(ev event) {
 		}
 	case evNotFound:
 		if ps := m.peers[ev.p]; ps != nil {
+			var txs []wire.Hash
 			for _, iv := range ev.inv {
 				switch iv.Type &^ wire.InvWitnessFlag {
 				case wire.InvTypeTx, wire.InvTypeWTx:
-					// Another announcer may have it.
-					m.txArrived(iv.Hash)
+					txs = append(txs, iv.Hash)
 				}
 				if (iv.Type&^wire.InvWitnessFlag == wire.InvTypeBlock || iv.Type == wire.InvTypeCmpctBlock) && m.requested[iv.Hash] == ps {
 					delete(m.requested, iv.Hash)
 					delete(ps.inflight, iv.Hash)
 				}
+			}
+			if len(txs) > 0 {
+				// Another announcer may have them.
+				m.txNotFound(ps.p, txs)
 			}
 			m.fill()
 		}
@@ -111,6 +116,9 @@ func (m *Manager) handleNewPeer(p *peer.Peer) {
 	m.peersMu.Lock()
 	m.peers[p] = ps
 	m.peersMu.Unlock()
+	if p.WantsWtxid() {
+		m.wtxidPeers.Add(1)
+	}
 	m.log.Debugf("New peer %v (height %d, sync candidate %v)", p, ps.bestHeight, ps.syncCand)
 	m.cmpctNewPeer(ps)
 	if !ps.syncCand {
@@ -196,6 +204,7 @@ func (m *Manager) handleDonePeer(p *peer.Peer) {
 	m.dropRequests(ps)
 	m.cmpctDonePeer(ps)
 	m.unprotect(ps) // eviction.go
+	m.txPeerGone(p)
 	if m.pool != nil {
 		if n := m.pool.RemoveOrphansByPeer(poolPeerID(p)); n > 0 {
 			m.log.Debugf("Erased %d orphan transaction(s) from peer=%d", n, p.ID())

@@ -140,9 +140,12 @@ type Manager struct {
 	annMu         sync.Mutex
 	lastAnnounced wire.Hash
 
-	// txRequested holds transactions asked of some peer and when.
-	txReqMu     sync.Mutex
-	txRequested map[wire.Hash]time.Time
+	// txreq decides which announcer each transaction is fetched from
+	// (txrequest.go); txReqMu guards it, as announcements arrive on the
+	// peers' goroutines. wtxidPeers counts peers relaying by wtxid.
+	txReqMu    sync.Mutex
+	txreq      *txRequestTracker
+	wtxidPeers atomic.Int32
 
 	rejectMu sync.Mutex
 	rejected map[wire.Hash]bool // true: refused for good, not just for its fee rate
@@ -281,8 +284,7 @@ func New(cfg Config) *Manager {
 		peers:     make(map[*peer.Peer]*peerState),
 		requested: make(map[wire.Hash]*peerState),
 		rejected:  make(map[wire.Hash]bool),
-
-		txRequested: make(map[wire.Hash]time.Time),
+		txreq:     newTxRequestTracker(),
 	}
 	m.stallTimeout = cfg.StallTimeout
 	m.current.Store(cfg.Chain.IsCurrent())

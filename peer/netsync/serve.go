@@ -14,34 +14,81 @@ import (
 // peer ids (from 0) are shifted by one.
 func poolPeerID(p *peer.Peer) mempool.PeerID { return mempool.PeerID(p.ID()) + 1 }
 
-// requestTxs asks the peer for announced transactions we do not have. It
-// runs on the peer's reader goroutine.
+// requestTxs records a peer's transaction announcements with the request
+// tracker (txrequest.go) and sends the peer the requests now due. It runs
+// on the peer's reader goroutine.
 func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
 	if m.pool == nil || m.cfg.BlocksOnly || !m.IsCurrent() {
 		return
 	}
-	var want []wire.InvVect
 	now := clock.Now()
+	a := txAnnouncer(p)
+	wtxidPeers := m.wtxidPeers.Load() > 0
+	m.txReqMu.Lock()
+	defer m.txReqMu.Unlock()
 	for _, iv := range invs {
+		var gtx genTxID
 		switch iv.Type &^ wire.InvWitnessFlag {
 		case wire.InvTypeWTx:
-			// An announced orphan we hold gains the peer as a source to
-			// ask for its missing parents (Core's orphanage).
-			if m.pool.AddOrphanAnnouncer(iv.Hash, poolPeerID(p)) {
-				continue
-			}
-			if m.pool.HasWTxID(iv.Hash) || m.isRejected(iv.Hash) || !m.claimTx(iv.Hash, now) {
-				continue
-			}
-			want = append(want, wire.InvVect{Type: wire.InvTypeWTx, Hash: iv.Hash})
+			gtx = genTxID{hash: iv.Hash, wtxid: true}
 		case wire.InvTypeTx:
-			if m.pool.AddOrphanAnnouncer(iv.Hash, poolPeerID(p)) {
-				continue
-			}
-			if m.pool.Has(iv.Hash) || m.isRejected(iv.Hash) || !m.claimTx(iv.Hash, now) {
-				continue
-			}
-			want = append(want, wire.InvVect{Type: wire.InvTypeWitnessTx, Hash: iv.Hash})
+			gtx = genTxID{hash: iv.Hash}
+		default:
+			continue
+		}
+		// An announced orphan we hold gains the peer as a source to ask
+		// for its missing parents (Core's orphanage).
+		if m.pool.AddOrphanAnnouncer(iv.Hash, poolPeerID(p)) || m.haveTx(gtx) {
+			continue
+		}
+		m.txreq.receivedInv(a, gtx, wtxidPeers, now)
+	}
+	m.sendTxRequests(p, now)
+}
+
+// txAnnouncer describes p to the request tracker. As in Core, outbound
+// peers (other than address fetches) and inbound ones with noban are
+// preferred.
+func txAnnouncer(p *peer.Peer) announcer {
+	preferred := (!p.Inbound() || p.HasPermission(peer.PermNoBan)) && p.ConnType() != peer.ConnAddrFetch
+	return announcer{id: p.ID(), preferred: preferred, relayPerm: p.HasPermission(peer.PermRelay)}
+}
+
+// haveTx reports a transaction not worth fetching: in the pool, or
+// refused.
+func (m *Manager) haveTx(gtx genTxID) bool {
+	if gtx.wtxid {
+		return m.pool.HasWTxID(gtx.hash) || m.isRejected(gtx.hash)
+	}
+	return m.pool.Has(gtx.hash) || m.isRejected(gtx.hash)
+}
+
+// sendTxRequests sends p one getdata for the transactions the tracker
+// has due from it at now. txReqMu must be held.
+func (m *Manager) sendTxRequests(p *peer.Peer, now time.Time) {
+	due, expired := m.txreq.requestable(p.ID(), now)
+	for _, e := range expired {
+		m.log.Debugf("timeout of inflight %s %v from peer=%d", gtxKind(e.gtx), e.gtx.hash, e.peer)
+	}
+	if len(due) == 0 || !p.Connected() {
+		return
+	}
+	var want []wire.InvVect
+	for _, gtx := range due {
+		if m.haveTx(gtx) {
+			m.txreq.forget(gtx.hash)
+			continue
+		}
+		typ := wire.InvTypeWitnessTx
+		if gtx.wtxid {
+			typ = wire.InvTypeWTx
+		}
+		m.log.Debugf("Requesting %s %v peer=%d", gtxKind(gtx), gtx.hash, p.ID())
+		want = append(want, wire.InvVect{Type: typ, Hash: gtx.hash})
+		m.txreq.requested(p.ID(), gtx.hash, now.Add(txGetDataInterval))
+		if len(want) == wire.MaxInvPerMsg {
+			p.QueueMessage(&wire.MsgGetData{InvList: want}, nil)
+			want = nil
 		}
 	}
 	if len(want) > 0 {
@@ -49,33 +96,56 @@ func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
 	}
 }
 
-// txRequestTimeout is how long a transaction requested from one peer is
-// not requested from others (Core's GETDATA_TX_INTERVAL).
-const txRequestTimeout = 60 * time.Second
-
-// maxTxRequests bounds the transactions tracked as requested.
-const maxTxRequests = 100_000
-
-// claimTx reports whether h should be requested now: it is not already
-// being fetched from another peer. It records the request.
-func (m *Manager) claimTx(h wire.Hash, now time.Time) bool {
-	m.txReqMu.Lock()
-	defer m.txReqMu.Unlock()
-	if t, ok := m.txRequested[h]; ok && now.Sub(t) < txRequestTimeout {
-		return false
+// gtxKind is Core's log word for an announcement's type.
+func gtxKind(gtx genTxID) string {
+	if gtx.wtxid {
+		return "wtx"
 	}
-	if len(m.txRequested) >= maxTxRequests {
-		clear(m.txRequested)
-	}
-	m.txRequested[h] = now
-	return true
+	return "tx"
 }
 
-// txArrived forgets the requests for a transaction that arrived.
+// txRequestTick sends every peer its transaction requests that came due
+// (delays passed, other announcers' requests timed out). It runs on the
+// loop.
+func (m *Manager) txRequestTick(now time.Time) {
+	if m.pool == nil {
+		return
+	}
+	m.txReqMu.Lock()
+	defer m.txReqMu.Unlock()
+	for p := range m.peers {
+		m.sendTxRequests(p, now)
+	}
+}
+
+// txNotFound handles a peer's notfound for transactions: the next
+// announcer is asked at once.
+func (m *Manager) txNotFound(p *peer.Peer, hs []wire.Hash) {
+	m.txReqMu.Lock()
+	for _, h := range hs {
+		m.txreq.receivedResponse(p.ID(), h)
+	}
+	m.txReqMu.Unlock()
+	m.txRequestTick(clock.Now())
+}
+
+// txPeerGone drops a departed peer's announcements; what it was asked
+// for goes to the next announcer at once.
+func (m *Manager) txPeerGone(p *peer.Peer) {
+	if p.WantsWtxid() {
+		m.wtxidPeers.Add(-1)
+	}
+	m.txReqMu.Lock()
+	m.txreq.disconnectedPeer(p.ID())
+	m.txReqMu.Unlock()
+	m.txRequestTick(clock.Now())
+}
+
+// txArrived forgets every announcement of a transaction that arrived.
 func (m *Manager) txArrived(hs ...wire.Hash) {
 	m.txReqMu.Lock()
 	for _, h := range hs {
-		delete(m.txRequested, h)
+		m.txreq.forget(h)
 	}
 	m.txReqMu.Unlock()
 }
