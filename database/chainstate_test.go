@@ -11,7 +11,9 @@ import (
 // TestChainStateMetadataResident: by default the chainstate runs without a
 // block cache, so each open table keeps its index and filter blocks, and a
 // lookup reads one data block instead of re-reading the metadata a shared
-// cache has evicted (docs/performance.md, "IBD at mainnet scale").
+// cache has evicted; and without the buffer pool, whose large buffers the
+// open tables would keep (database/doc.go, "Lookups past the block
+// cache").
 func TestChainStateMetadataResident(t *testing.T) {
 	cs, err := OpenChainState(t.TempDir(), ChainStateOptions{NoSyncOnFlush: true, CacheBudget: 450 << 20})
 	if err != nil {
@@ -20,6 +22,10 @@ func TestChainStateMetadataResident(t *testing.T) {
 	defer cs.Close()
 	if v, err := cs.db.GetProperty("leveldb.cachedblock"); err != nil || v != "<nil>" {
 		t.Fatalf("chainstate block cache = %q (%v), want none", v, err)
+	}
+	// Without the buffer pool, goleveldb reports no pool statistics.
+	if v, err := cs.db.GetProperty("leveldb.blockpool"); err != nil || v != "<nil>" {
+		t.Fatalf("chainstate buffer pool = %q (%v), want none", v, err)
 	}
 	c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: 64 << 20})
 	const n = 50_000

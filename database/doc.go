@@ -191,6 +191,16 @@
 // chainstate), beyond which tables are reopened and their metadata read
 // again. TestChainStateMetadataResident checks the setting.
 //
+// The chainstate also runs without goleveldb's buffer pool. The pool
+// hands a request for an index or filter block (100-300 KiB) any larger
+// buffer it holds, such as the 8 MiB one a compaction's table writer
+// returned, and the open table then keeps that buffer for as long as it
+// is open: at the tip of the mainnet-scale IBD (115 tables) the heap
+// profile held 918 MB in such buffers and the peak RSS was 1,717 MiB;
+// without the pool it was 962 MiB, for about 3 KiB more allocated per
+// transaction (data blocks get a buffer each; 1.2% of CPU in GC at the
+// default cache).
+//
 // # Measurements (2 shared cores, load average 10-20; see bench_test.go)
 //
 // Wall-clock ns/op mostly measured waiting for a core, so benchmarks also
