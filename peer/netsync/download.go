@@ -219,6 +219,11 @@ func (m *Manager) disconnect(ps *peerState, why string) {
 }
 
 func (m *Manager) sendGetHeaders(ps *peerState, stop wire.Hash) {
+	if ps.presync != nil {
+		// The presync asks for its own next headers; a second request
+		// from our best header would interleave with its walk.
+		return
+	}
 	best, _ := m.chain.BestHeader()
 	msg := &wire.MsgGetHeaders{
 		ProtocolVersion:    wire.ProtocolVersion,
@@ -232,6 +237,9 @@ func (m *Manager) sendGetHeaders(ps *peerState, stop wire.Hash) {
 
 func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 	ps.headersAsked = time.Time{}
+	if ps.presync != nil && m.continuePresync(ps, headers) {
+		return
+	}
 	if len(headers) == 0 {
 		m.fill()
 		return
@@ -247,6 +255,9 @@ func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 		return
 	}
 	ps.unconnecting = 0
+	if m.maybeStartPresync(ps, headers) {
+		return
+	}
 	lastHash, lastHeight, err := m.chain.ProcessHeaders(headers)
 	if lastHeight >= 0 {
 		ps.p.UpdateLastBlockHeight(lastHeight)
