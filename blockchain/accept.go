@@ -101,7 +101,7 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock, flags BehaviorFlags) (Pr
 		return ProcessResult{Orphan: true, OrphanRoot: b.orphans.root(hash)}, nil
 	}
 	n, err := b.acceptBlockAndConnect(block, hash, flags)
-	if err != nil || n.status&statusDataStored == 0 {
+	if err != nil || n == nil || n.status&statusDataStored == 0 {
 		return ProcessResult{}, err
 	}
 	b.processOrphans(hash)
@@ -110,26 +110,23 @@ func (b *BlockChain) processBlock(block *wire.MsgBlock, flags BehaviorFlags) (Pr
 
 // acceptBlockAndConnect accepts a block whose parent is known and runs the
 // best-chain selection, returning the block's own rule error if it failed
-// to connect.
+// to connect. A nil node without an error means the block was dropped.
 func (b *BlockChain) acceptBlockAndConnect(block *wire.MsgBlock, hash wire.Hash, flags BehaviorFlags) (*blockNode, error) {
+	if flags&BFUnrequested != 0 && b.index.lookup(&hash) == nil {
+		// A pushed block's new header is taken only when its chain has
+		// the minimum work: below it, headers enter the tree only
+		// through the sync manager's presync. Quietly dropped (nil
+		// node), as Core.
+		if parent := b.index.lookup(&block.Header.PrevBlock); parent != nil &&
+			parent.workSum.Add(CalcWork(block.Header.Bits)).Cmp(b.minWork) < 0 {
+			log.Debugf("AcceptBlockHeader: not adding new block header %v, missing anti-dos proof-of-work validation", hash)
+			return nil, nil
+		}
+	}
 	n, err := b.acceptHeader(&block.Header, hash)
 	if err != nil {
 		logAcceptFailed(err)
 		return nil, err
-	}
-	if b.lowWork.lookup(&hash) == n && flags&BFForce != 0 && flags&BFUnrequested == 0 {
-		b.storeLowWork(n)
-	}
-	if b.lowWork.lookup(&hash) == n {
-		if flags&BFUnrequested != 0 {
-			// Quietly not stored, like other unrequested low-work
-			// blocks, and its header is forgotten: Core never takes a
-			// header without anti-DoS work from a pushed block.
-			log.Debugf("AcceptBlockHeader: not adding new block header %v, missing anti-dos proof-of-work validation", hash)
-			b.dropLowWork(n)
-			return n, nil
-		}
-		return nil, ruleError(ErrTooLittleChainWork, "block %v at height %d: its chain has less than the minimum chain work", hash, n.height)
 	}
 	if flags&BFUnrequested != 0 {
 		tip := b.chain.tip()
@@ -216,17 +213,11 @@ func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNo
 		}
 		return n, nil
 	}
-	if n := b.lowWork.lookup(&hash); n != nil {
-		return n, nil
-	}
 	if err := CheckProofOfWork(&hash, h.Bits, b.params.PowLimit); err != nil {
 		log.Debugf("AcceptBlockHeader: Consensus::CheckBlockHeader: %v, %s", hash, stateString(err))
 		return nil, err
 	}
 	parent := b.index.lookup(&h.PrevBlock)
-	if parent == nil {
-		parent = b.lowWork.lookup(&h.PrevBlock)
-	}
 	if parent == nil {
 		log.Debugf("header %v has prev block not found: %v", hash, h.PrevBlock)
 		return nil, ruleReason(ErrPrevBlockNotFound)
@@ -259,13 +250,6 @@ func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNo
 	}
 	n := newBlockNode(h, hash, parent)
 	n.status = statusHeaderValid
-	if b.lowWork.holds(n, b.minWork) {
-		if !b.lowWork.add(n) {
-			return nil, ruleError(ErrTooLittleChainWork, "more than %d headers with less than the minimum chain work", maxLowWorkHeaders)
-		}
-		return n, nil
-	}
-	b.promoteLowWork(n)
 	b.index.add(n)
 	return n, nil
 }
@@ -333,13 +317,11 @@ func (b *BlockChain) linkChain(n *blockNode) {
 // and carry valid proof of work at the difficulty the rules demand for
 // their position, so a peer can make us store headers only at the cost of
 // mining them; forks below the last checkpoint in the tree are refused.
-// Headers above the last checkpoint whose chain has less than
-// MinimumChainWork are held in a bounded buffer instead of the tree until
-// their chain reaches it (headerguard.go); the returned hash and height
-// may name such a buffered header. Overflowing the buffer returns
-// ErrTooLittleChainWork. The sync manager additionally should not request
-// blocks of a header chain whose work is below MinimumChainWork (see
-// HeaderChainTrusted).
+// Headers whose chain has less than MinimumChainWork are kept out of this
+// call by the sync manager's per-peer headers presync (peer/netsync),
+// which bounds the memory a peer can make us spend on them; it should
+// also not request blocks of a header chain whose work is below
+// MinimumChainWork (see HeaderChainTrusted).
 func (b *BlockChain) ProcessHeaders(headers []wire.BlockHeader) (wire.Hash, int32, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

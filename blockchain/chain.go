@@ -128,7 +128,6 @@ type BlockChain struct {
 
 	txIndex txIndex
 	prune   pruneState
-	lowWork lowWorkHeaders
 	// vb caches the BIP9 states (versionbits.go); it has its own lock.
 	vb versionBits
 	// disableCheckpoints is Config.DisableCheckpoints.
@@ -201,7 +200,6 @@ func New(cfg *Config) (*BlockChain, error) {
 	b.scripts = newScriptPool(par)
 	b.scripts.sigCache = cfg.SigCache
 	b.orphans.init()
-	b.lowWork.init(b)
 
 	if err := b.index.load(b.db); err != nil {
 		return nil, err

@@ -54,13 +54,10 @@
 // pool is bounded in count and bytes and only holds blocks whose proof of
 // work holds.
 //
-// Above the last checkpoint, headers whose chain has less than
-// MinimumChainWork do not enter the tree: they wait in a buffer of at most
-// 8,000 headers until their chain reaches it (a simplified form of Core's
-// headers presync; the full argument is in headerguard.go). Every
-// network's last checkpoint is its assume-valid block, so honest chains
-// pass at once; regtest (no minimum work) and DisableCheckpoints turn the
-// guard off.
+// Headers whose chain has less than MinimumChainWork are not handed to
+// ProcessHeaders at all: the sync manager first checks such a chain per
+// peer with bounded memory and passes it on once its work reaches the
+// minimum (Core's headers presync, peer/netsync/headerspresync.go).
 //
 // # Crash recovery
 //

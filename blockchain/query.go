@@ -129,30 +129,22 @@ func (b *BlockChain) BlockBytesByHash(hash *wire.Hash, dst []byte) ([]byte, erro
 }
 
 // BestHeader returns the hash and height of the valid header with the most
-// work, including headers held in the low-work buffer (headerguard.go), so
-// that header sync continues from them.
+// work.
 func (b *BlockChain) BestHeader() (wire.Hash, int32) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	n := b.index.bestHeader
-	// A buffered low-work chain with more work is reported so that header
-	// sync continues it (see headerguard.go).
-	if lw := b.lowWork.best; lw != nil && lw.workSum.Cmp(n.workSum) > 0 {
-		n = lw
-	}
 	return n.hash, n.height
 }
 
 // BlockLocator returns a locator for the main chain's tip, or for hash if
-// it is known (in the tree or in the low-work header buffer).
+// it is in the tree.
 func (b *BlockChain) BlockLocator(hash *wire.Hash) []wire.Hash {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	n := b.chain.tip()
 	if hash != nil {
 		if x := b.index.lookup(hash); x != nil {
-			n = x
-		} else if x := b.lowWork.lookup(hash); x != nil {
 			n = x
 		}
 	}
@@ -320,17 +312,13 @@ func (b *BlockChain) MissingBlocks(max int) []wire.Hash {
 	return out
 }
 
-// HeaderByHash returns a header from the tree or from the low-work header
-// buffer.
+// HeaderByHash returns a header from the tree.
 func (b *BlockChain) HeaderByHash(hash *wire.Hash) (wire.BlockHeader, int32, bool) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	n := b.index.lookup(hash)
 	if n == nil {
-		// Buffered low-work headers too, so that header sync can go on.
-		if n = b.lowWork.lookup(hash); n == nil {
-			return wire.BlockHeader{}, -1, false
-		}
+		return wire.BlockHeader{}, -1, false
 	}
 	return n.header(), n.height, true
 }
@@ -452,3 +440,7 @@ func (b *BlockChain) SpentOutputs(hash *wire.Hash, u *database.BlockUndo) error 
 	}
 	return u.Decode(raw)
 }
+
+// MinimumChainWork returns the least work a header chain must have before
+// its headers are stored and its blocks downloaded.
+func (b *BlockChain) MinimumChainWork() Work { return b.minWork }

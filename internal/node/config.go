@@ -202,7 +202,7 @@ type ChainOptions struct {
 	UtxoCacheMaxSizeMiB uint64   `long:"utxocachemaxsize" description:"The maximum size in MiB of the UTXO cache"`
 	SigCacheMaxSize     uint     `long:"sigcachemaxsize" description:"The maximum number of entries in the signature verification cache"`
 	AssumeValid         string   `long:"assumevalid" description:"Hash of a block assumed to have valid scripts, skipping script checks for it and its ancestors; 0 disables (default: the network's built-in value)"`
-	MinimumChainWork    string   `long:"minimumchainwork" description:"Minimum work, in hex, a chain must have before the node syncs its blocks or leaves initial block download (default: the network's built-in value)"`
+	MinimumChainWork    string   `long:"minimumchainwork" description:"Minimum work, in hex, a chain must have before the node stores its headers without presync, syncs its blocks or leaves initial block download (default: the network's built-in value)"`
 	Par                 int      `long:"par" description:"Number of script verification threads (0 = all cores, <0 = leave that many cores free)"`
 	TxIndex             bool     `long:"txindex" description:"Maintain a full hash-based transaction index which makes all transactions available via the getrawtransaction RPC"`
 	Prune               uint64   `long:"prune" description:"Prune already validated blocks, keeping the block files under this many MiB (minimum 550; 1 prunes only on the pruneblockchain RPC; 0 disables pruning)"`

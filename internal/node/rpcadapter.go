@@ -575,6 +575,9 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 		}
 		pi.Permissions = st.Permissions.Names()
 		pi.PresyncedHeaders = -1
+		if s.sync != nil {
+			pi.PresyncedHeaders = s.sync.PresyncedHeaders(p.Peer)
+		}
 		if !st.VersionReceived {
 			// Nothing is known of the peer before its version.
 			pi.Version, pi.StartingHeight = 0, -1

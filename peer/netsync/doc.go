@@ -32,5 +32,13 @@
 // block when the rebuilt one does not match its header. The daemon must
 // leave peer.Config.SendCmpct nil: the manager negotiates itself.
 //
+// Headers whose chain would have less work than the minimum chain work
+// (or than a day of blocks below the tip) are not stored: the peer's chain
+// is first walked with only one salted bit kept per commitment period and
+// then downloaded again and checked against those bits, with at most a
+// bounded buffer held, before it reaches the blockchain (Core's headers
+// presync, headerspresync*.go). A peer whose second walk breaks its
+// commitments or the header rules is punished as for an invalid header.
+//
 // Compact block filters (BIP157) are served when Config.Filters is set.
 package netsync

@@ -263,6 +263,11 @@ func (m *Manager) sendGetHeadersFrom(ps *peerState, from wire.Hash) {
 }
 
 func (m *Manager) sendGetHeadersLocator(ps *peerState, from, stop wire.Hash) {
+	if ps.presync != nil {
+		// The presync asks for its own next headers; a second request
+		// from our best header would interleave with its walk.
+		return
+	}
 	msg := &wire.MsgGetHeaders{
 		ProtocolVersion:    wire.ProtocolVersion,
 		BlockLocatorHashes: m.chain.BlockLocator(&from),
@@ -275,6 +280,9 @@ func (m *Manager) sendGetHeadersLocator(ps *peerState, from, stop wire.Hash) {
 
 func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 	ps.headersAsked = time.Time{}
+	if ps.presync != nil && m.continuePresync(ps, headers) {
+		return
+	}
 	if len(headers) == 0 {
 		m.fill()
 		return
@@ -290,6 +298,9 @@ func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 		return
 	}
 	ps.unconnecting = 0
+	if m.maybeStartPresync(ps, headers) {
+		return
+	}
 	lastHash, lastHeight, err := m.chain.ProcessHeaders(headers)
 	if lastHeight >= 0 {
 		ps.p.UpdateLastBlockHeight(lastHeight)

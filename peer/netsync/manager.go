@@ -90,6 +90,11 @@ type Config struct {
 	// OnTxRejected, when set, is told why the mempool refused a relayed
 	// transaction (metrics).
 	OnTxRejected func(err error)
+	// PresyncCommitPeriod and PresyncBuffer override the headers presync
+	// parameters (DefaultPresyncCommitPeriod, DefaultPresyncBuffer) when
+	// positive.
+	PresyncCommitPeriod int
+	PresyncBuffer       int
 	// Log is the logger; nil means disabled.
 	Log btclog.Logger
 }
@@ -135,6 +140,8 @@ type Manager struct {
 	lastBlocks        int64
 	lastTxs           int64
 	lastLog           time.Time
+	// presyncLog is when the presync progress line was last written.
+	presyncLog time.Time
 
 	// annMu guards lastAnnounced, the tip of the last announcement.
 	annMu         sync.Mutex
@@ -192,6 +199,11 @@ type peerState struct {
 	invSynced   bool
 	// unconnecting counts headers messages in a row that did not connect.
 	unconnecting int
+	// presync is the peer's low-work headers presync, if running
+	// (headerspresync.go); presyncH is its height plus one, zero when
+	// none, for getpeerinfo.
+	presync  *headersPresync
+	presyncH atomic.Int32
 
 	knownMu sync.Mutex
 	known   map[wire.Hash]struct{} // blocks the peer has (announced or sent)
