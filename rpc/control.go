@@ -35,6 +35,7 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(blockFromPeerMethods()...) // getblockfrompeer.go
 	r.add(dumpTxOutSetMethods()...)  // dumptxoutset.go
 	r.add(psbtMethods()...)          // psbt.go, psbt_decode.go
+	r.add(psbtProcessMethods()...)   // psbt_process.go
 	r.add(btcdMethods()...)          // btcdextra.go
 	r.add(importMempoolMethods()...) // importmempool.go
 	return r

@@ -282,7 +282,7 @@ func TestRegisteredMethods(t *testing.T) {
 		"generating": {"generatetoaddress", "generateblock", "generatetodescriptor"},
 		"network":    {"addnode", "clearbanned", "disconnectnode", "getaddednodeinfo", "getconnectioncount", "getnettotals", "getnetworkinfo", "getnodeaddresses", "getpeerinfo", "listbanned", "ping", "setban", "setnetworkactive", "getaddrmaninfo"},
 		"rawtransactions": {"getrawtransaction", "sendrawtransaction", "testmempoolaccept", "decoderawtransaction", "createrawtransaction", "combinerawtransaction", "decodescript", "submitpackage",
-			"signrawtransactionwithkey", "createpsbt", "converttopsbt", "decodepsbt", "combinepsbt", "finalizepsbt", "utxoupdatepsbt", "joinpsbts", "analyzepsbt"},
+			"signrawtransactionwithkey", "createpsbt", "converttopsbt", "decodepsbt", "combinepsbt", "finalizepsbt", "utxoupdatepsbt", "joinpsbts", "analyzepsbt", "descriptorprocesspsbt"},
 		"util": {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage", "getindexinfo", "deriveaddresses", "createmultisig",
 			"signmessagewithprivkey"},
 	}

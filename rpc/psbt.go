@@ -6,9 +6,8 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/btcnode/btcd/internal/descriptor"
 	"github.com/btcnode/btcd/internal/psbt"
 	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
@@ -338,211 +337,36 @@ func handleAnalyzePSBT(s *Server, p *Params) (any, error) {
 	return r, nil
 }
 
-// psbtProvider is what utxoupdatepsbt learns from descriptors: redeem
-// scripts by HASH160 and public keys with their origins by the HASH160 of
-// the key.
-type psbtProvider struct {
-	redeem map[[20]byte][]byte
-	keys   map[[20]byte]psbt.Derivation
-}
-
-// addDescribed records what an expanded output's inferred descriptor
-// shows: the key of pkh(), wpkh() and sh(wpkh()), and the latter's redeem
-// script.
-func (pp *psbtProvider) addDescribed(desc string) {
-	if i := strings.IndexByte(desc, '#'); i >= 0 {
-		desc = desc[:i]
-	}
-	var key string
-	nested := false
-	switch {
-	case strings.HasPrefix(desc, "sh(wpkh(") && strings.HasSuffix(desc, "))"):
-		key, nested = desc[len("sh(wpkh("):len(desc)-2], true
-	case strings.HasPrefix(desc, "wpkh(") && strings.HasSuffix(desc, ")"):
-		key = desc[len("wpkh(") : len(desc)-1]
-	case strings.HasPrefix(desc, "pkh(") && strings.HasSuffix(desc, ")"):
-		key = desc[len("pkh(") : len(desc)-1]
-	default:
-		return
-	}
-	d, ok := parseDescribedKey(key)
-	if !ok {
-		return
-	}
-	h := txscript.Hash160(d.PubKey)
-	// The first descriptor to name a key gives its origin, as Core's
-	// provider merge keeps the first.
-	if _, ok := pp.keys[h]; !ok {
-		pp.keys[h] = d
-	}
-	if nested {
-		redeem := txscript.PayToWitnessScript(0, h[:])
-		pp.redeem[txscript.Hash160(redeem)] = redeem
-	}
-}
-
-// parseDescribedKey reads "[fingerprint/path]hexkey" or "hexkey"; a key
-// without an origin gets its own HASH160's first bytes as fingerprint,
-// as Core's descriptor keys do.
-func parseDescribedKey(s string) (psbt.Derivation, bool) {
-	var d psbt.Derivation
-	if strings.HasPrefix(s, "[") {
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return d, false
-		}
-		steps := strings.Split(s[1:end], "/")
-		fp, err := hex.DecodeString(steps[0])
-		if err != nil || len(fp) != 4 {
-			return d, false
-		}
-		copy(d.Origin.Fingerprint[:], fp)
-		for _, st := range steps[1:] {
-			hard := strings.HasSuffix(st, "'") || strings.HasSuffix(st, "h")
-			n, err := strconv.ParseUint(strings.TrimRight(st, "'h"), 10, 31)
-			if err != nil {
-				return d, false
-			}
-			if hard {
-				n |= 0x80000000
-			}
-			d.Origin.Path = append(d.Origin.Path, uint32(n))
-		}
-		s = s[end+1:]
-		pub, err := hex.DecodeString(s)
-		if err != nil || (len(pub) != 33 && len(pub) != 65) {
-			return d, false
-		}
-		d.PubKey = pub
-		return d, true
-	}
-	pub, err := hex.DecodeString(s)
-	if err != nil || (len(pub) != 33 && len(pub) != 65) {
-		return d, false
-	}
-	h := txscript.Hash160(pub)
-	copy(d.Origin.Fingerprint[:], h[:4])
-	d.PubKey = pub
-	return d, true
-}
-
-// isSegwit is Core's IsSegWitOutput: a witness program, or P2SH of one
-// the provider knows.
-func (pp *psbtProvider) isSegwit(script []byte) bool {
-	if _, _, ok := txscript.IsWitnessProgram(script); ok {
-		return true
-	}
-	if txscript.IsPayToScriptHash(script) {
-		if r, ok := pp.redeem[[20]byte(script[2:22])]; ok {
-			_, _, w := txscript.IsWitnessProgram(r)
-			return w
-		}
-	}
-	return false
-}
-
-// fill adds what the provider knows about script (a redeem script and
-// the key of a P2PKH or P2WPKH spend, possibly inside P2SH).
-func (pp *psbtProvider) fill(script []byte, redeem *[]byte, derivs *[]psbt.Derivation) {
-	if txscript.IsPayToScriptHash(script) {
-		r, ok := pp.redeem[[20]byte(script[2:22])]
-		if !ok {
-			return
-		}
-		if len(*redeem) == 0 {
-			*redeem = r
-		}
-		script = r
-	}
-	var h []byte
-	switch txscript.GetScriptClass(script) {
-	case txscript.PubKeyHashTy:
-		h = script[3:23]
-	case txscript.WitnessV0PubKeyHashTy:
-		h = script[2:22]
-	default:
-		return
-	}
-	d, ok := pp.keys[[20]byte(h)]
-	if !ok {
-		return
-	}
-	for _, x := range *derivs {
-		if bytes.Equal(x.PubKey, d.PubKey) {
-			return
-		}
-	}
-	*derivs = append(*derivs, d)
-}
-
 func handleUTXOUpdatePSBT(s *Server, p *Params) (any, error) {
 	str, err := p.Str(0, "")
 	if err != nil {
 		return nil, err
 	}
+	// The same update descriptorprocesspsbt makes, without the private
+	// keys and without finalizing.
+	sg := psbt.NewSigner()
+	if p.Has(1) {
+		err := evalDescriptors(p.Raw(1), &s.cfg.Net, func(out descriptor.Output) {
+			si := out.SigningInfo()
+			for i := range si.Keys {
+				si.Keys[i].PrivKey = nil
+			}
+			addSigningInfo(sg, si)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	pk, err := decodePSBTArg(str)
 	if err != nil {
 		return nil, err
 	}
-	pp := &psbtProvider{redeem: map[[20]byte][]byte{}, keys: map[[20]byte]psbt.Derivation{}}
-	if p.Has(1) {
-		var objs []json.RawMessage
-		if err := json.Unmarshal(p.Raw(1), &objs); err != nil {
-			return nil, typeError(p.Raw(1), "array")
-		}
-		var work int64
-		for _, o := range objs {
-			desc, lo, hi, err := scanObject(o)
-			if err != nil {
-				return nil, err
-			}
-			ds, err := parseDescriptors(desc, &s.cfg.Net, false)
-			if err != nil {
-				return nil, err
-			}
-			if !ds[0].IsRange() {
-				lo, hi = 0, 0
-			}
-			if err := checkDeriveWork(ds, lo, hi, &work); err != nil {
-				return nil, err
-			}
-			for i := lo; i <= hi; i++ {
-				for _, d := range ds {
-					outs, err := d.Expand(uint32(i))
-					if err != nil {
-						return nil, Errorf(ErrInvalidAddress, "Cannot derive script without private keys: '%s'", desc)
-					}
-					for _, out := range outs {
-						pp.addDescribed(out.Describe())
-					}
-				}
-			}
-		}
-	}
-	coins, err := s.findCoins(pk.Tx)
-	if err != nil {
+	if err := s.addPrevTxs(pk, sg); err != nil {
 		return nil, err
 	}
-	for i := range pk.Inputs {
-		in := &pk.Inputs[i]
-		if in.NonWitnessUTXO != nil || in.WitnessUTXO != nil {
-			continue
-		}
-		c := coins[pk.Tx.TxIn[i].PreviousOutPoint]
-		if c == nil {
-			continue
-		}
-		if pp.isSegwit(c.PkScript) {
-			in.WitnessUTXO = &wire.TxOut{Value: c.Value, PkScript: c.PkScript}
-		}
-		if in.WitnessUTXO != nil && !in.IsFinal() {
-			pp.fill(c.PkScript, &in.RedeemScript, &in.Bip32)
-		}
-	}
-	for i := range pk.Outputs {
-		out := &pk.Outputs[i]
-		pp.fill(pk.Tx.TxOut[i].PkScript, &out.RedeemScript, &out.Bip32)
-	}
+	// With no keys nothing is signed, so an input asking for another
+	// hash type than its default only misses its update.
+	_ = pk.Sign(sg, nil, false)
 	dropUnneededTxs(pk)
 	return pk.Base64(), nil
 }

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/binary"
 
 	"github.com/btcsuite/btcd/btcec/v2"
-	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 
+	"github.com/btcnode/btcd/internal/psbt"
 	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
@@ -485,49 +484,5 @@ func pushAll(items [][]byte) []byte {
 	return out
 }
 
-// signLowR makes a deterministic (RFC 6979) ECDSA signature with a low S
-// and, as Core, grinds extra nonce data until R is below 2^255 too, so
-// that signatures are 71 bytes or shorter.
-func signLowR(priv *btcec.PrivateKey, hash []byte) []byte {
-	key := priv.Key.Bytes()
-	var e btcec.ModNScalar
-	e.SetByteSlice(hash)
-	var extra [32]byte
-	for counter := uint32(0); ; counter++ {
-		var ndata []byte
-		if counter > 0 {
-			binary.LittleEndian.PutUint32(extra[:], counter)
-			ndata = extra[:]
-		}
-		for iter := uint32(0); ; iter++ {
-			k := btcec.NonceRFC6979(key[:], hash, ndata, nil, iter)
-			var R btcec.JacobianPoint
-			btcec.ScalarBaseMultNonConst(k, &R)
-			R.ToAffine()
-			xb := R.X.Bytes()
-			var r btcec.ModNScalar
-			r.SetBytes(xb)
-			if r.IsZero() {
-				continue
-			}
-			// s = k^-1 (e + r*d)
-			var sv btcec.ModNScalar
-			sv.Mul2(&r, &priv.Key).Add(&e)
-			kinv := *k
-			kinv.InverseNonConst()
-			sv.Mul(&kinv)
-			k.Zero()
-			if sv.IsZero() {
-				continue
-			}
-			if sv.IsOverHalfOrder() {
-				sv.Negate()
-			}
-			rb := r.Bytes()
-			if rb[0] >= 0x80 {
-				break // high R: grind with the next counter
-			}
-			return ecdsa.NewSignature(&r, &sv).Serialize()
-		}
-	}
-}
+// signLowR makes Core's low-R, low-S deterministic ECDSA signature.
+func signLowR(priv *btcec.PrivateKey, hash []byte) []byte { return psbt.SignLowR(priv, hash) }

@@ -57,6 +57,9 @@ func (n *node) expand(pos uint32, prov *Provider) ([][]byte, error) {
 			return nil, ErrCannotDerive
 		}
 		prov.addKey(pub, origin, k.origin != nil)
+		if priv := k.privKey(pos); priv != nil {
+			prov.privs[txscript.Hash160(pub)] = priv
+		}
 		pubs[i] = pub
 	}
 	switch n.kind {

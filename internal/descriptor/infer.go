@@ -21,6 +21,7 @@ type Provider struct {
 	scripts  map[[20]byte][]byte // by HASH160, for P2SH
 	wscripts map[[32]byte][]byte // by SHA256, for P2WSH
 	trees    map[[32]byte]tapSpend
+	privs    map[[20]byte][]byte // private keys by HASH160 of the public key
 }
 
 // tapSpend is a taproot output's internal key and script tree.
@@ -37,6 +38,7 @@ func NewProvider() *Provider {
 		scripts:  map[[20]byte][]byte{},
 		wscripts: map[[32]byte][]byte{},
 		trees:    map[[32]byte]tapSpend{},
+		privs:    map[[20]byte][]byte{},
 	}
 }
 

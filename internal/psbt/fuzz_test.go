@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzDecode checks that no input panics the decoder and that whatever
-// decodes re-encodes to a form that decodes to itself.
+// FuzzDecode checks that no input panics the decoder, the analyzer, the
+// finalizer or the updater, and that whatever decodes re-encodes to a
+// form that decodes to itself.
 func FuzzDecode(f *testing.F) {
 	v := loadVectors(f)
 	for _, s := range append(v.Invalid, v.Valid...) {
@@ -30,5 +31,6 @@ func FuzzDecode(f *testing.F) {
 		}
 		p.Analyze()
 		p.Copy().Finalize()
+		_ = p.Copy().Sign(NewSigner(), nil, true)
 	})
 }

@@ -1,8 +1,9 @@
 // Package psbt holds Partially Signed Bitcoin Transactions (BIP174, with
 // the taproot fields of BIP371 and the MuSig2 fields of BIP373): the
 // binary format with Bitcoin Core's strict checks, and the roles a node
-// without a wallet plays (creator, combiner, finalizer, extractor, and
-// the analysis of what an input still lacks).
+// without a wallet plays (creator, combiner, updater and signer with the
+// keys and scripts descriptors give, finalizer, extractor, and the
+// analysis of what an input still lacks).
 package psbt
 
 import (

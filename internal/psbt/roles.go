@@ -221,9 +221,13 @@ func (in *Input) step(script []byte, sol *solution) ([][]byte, txscript.ScriptCl
 			return [][]byte{sig}, class, true
 		}
 	case txscript.PubKeyHashTy, txscript.WitnessV0PubKeyHashTy:
-		h := script[3:23]
+		// A P2WPKH script is 22 bytes: slicing it as P2PKH would read
+		// past its end.
+		var h []byte
 		if class == txscript.WitnessV0PubKeyHashTy {
 			h = script[2:22]
+		} else {
+			h = script[3:23]
 		}
 		pub := in.pubKeyFor(h)
 		if pub == nil {
@@ -250,8 +254,8 @@ func (in *Input) step(script []byte, sol *solution) ([][]byte, txscript.ScriptCl
 
 // solve builds the input's final scripts from its PSBT data for an
 // output script (Core's ProduceSignature with a dummy signer): P2PK,
-// P2PKH, multisig, P2SH and P2WSH of those, P2WPKH (also in P2SH) and
-// taproot key path spends.
+// P2PKH, multisig, P2SH and P2WSH of those, P2WPKH (also in P2SH), and
+// taproot key path and script path spends.
 func (in *Input) solve(pkScript []byte) *solution {
 	sol := &solution{}
 	stack, class, ok := in.step(pkScript, sol)
@@ -314,6 +318,9 @@ func (in *Input) solve(pkScript []byte) *solution {
 	case txscript.WitnessV1TaprootTy:
 		if len(in.TapKeySig) > 0 {
 			sol.witness = [][]byte{in.TapKeySig}
+			sol.complete = true
+		} else if w := in.tapScriptWitness(); w != nil {
+			sol.witness = w
 			sol.complete = true
 		}
 	}
