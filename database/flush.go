@@ -470,18 +470,17 @@ func (c *UtxoCache) releaseTopChunk() bool {
 	}
 	base := uint32(top * slabLen)
 	chunk := c.slabs.chunks[top]
-	live, below := 0, 0
+	live := 0
 	for i := range chunk {
 		if chunk[i].flags&flagLive != 0 {
 			live++
 		}
 	}
-	for _, i := range c.slabs.free {
-		if i < base {
-			below++
-		}
-	}
-	if live > below {
+	// Every slot is live or on the free list, so the free slots below
+	// the chunk are counted without a pass over the list (which holds
+	// millions of slots after a large flush's evictions, and this runs
+	// once per released chunk).
+	if below := len(c.slabs.free) - (slabLen - live); live > below {
 		return false
 	}
 	// The chunk's own free slots go; the ones below stay in order.
@@ -490,6 +489,17 @@ func (c *UtxoCache) releaseTopChunk() bool {
 		if i < base {
 			free = append(free, i)
 		}
+	}
+	if len(free) < live {
+		// The count above was wrong (a slot neither live nor free):
+		// keep the chunk and put its free slots back.
+		for i := range chunk {
+			if chunk[i].flags&flagLive == 0 {
+				free = append(free, base+uint32(i))
+			}
+		}
+		c.slabs.free = free
+		return false
 	}
 	var movedTo [slabLen]uint32 // new index + 1
 	for i := range chunk {
