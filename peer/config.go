@@ -270,6 +270,12 @@ type Config struct {
 	// follows as soon as the download ends.
 	InitialDownload func() bool
 
+	// TxReconciliation takes part in the BIP330 (Erlay) handshake
+	// (-txreconciliation): sendtxrcncl is sent to peers that can use it
+	// and theirs is checked and registered. Off, a peer's sendtxrcncl is
+	// ignored, as by a node that does not know the message.
+	TxReconciliation bool
+
 	// V2 enables the BIP324 encrypted transport: an outbound peer opens
 	// with the v2 handshake (the caller sets it only when the remote
 	// advertises NODE_P2P_V2); an inbound peer may speak either, told

@@ -29,11 +29,15 @@ func FuzzPeerInput(f *testing.F) {
 	f.Add(true, rawFrame(testNet, wire.CmdInv, []byte{0xfd, 0xff, 0xff}, 3, nil))
 	f.Add(true, frameMsg(addrMsg(3)))
 	f.Add(true, frameMsg(&wire.MsgWtxidRelay{}))
+	rc := frameMsg(&wire.MsgSendTxRcncl{Version: 1, Salt: 2})
+	f.Add(false, append(append(frameMsg(v), rc...), rc...))
+	f.Add(true, rc)
 	f.Add(false, []byte("garbage"))
 	f.Fuzz(func(t *testing.T, handshake bool, data []byte) {
 		c1, c2 := net.Pipe()
 		cfg := baseConfig()
 		cfg.HandshakeTimeout = 2 * time.Second
+		cfg.TxReconciliation = true // so the BIP330 checks see the input too
 		p := NewInbound(cfg, withAddr(c1, "203.0.113.1:1"))
 		p.Start()
 		go func() {

@@ -82,6 +82,7 @@ type Peer struct {
 	addrV2         bool
 	addrMe         netip.AddrPort // how the remote sees us (version addr_recv)
 	bloom          *bloom.Filter  // BIP37 filter the remote loaded (bloomfilter.go)
+	recon          txRecon        // BIP330 handshake state (txreconciliation.go)
 
 	sentPerCmd  map[string]uint64
 	recvPerCmd  map[string]uint64

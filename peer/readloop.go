@@ -45,6 +45,7 @@ func (p *Peer) sendVersion() {
 // checks (timers.go) drop a silent peer, on the node clock.
 func (p *Peer) readLoop() {
 	defer p.wg.Done()
+	defer p.forgetTxRecon() // txreconciliation.go
 	defer p.disconnect(ErrConnection)
 	if !p.setupTransport() {
 		return
@@ -109,6 +110,9 @@ func (p *Peer) handshakeFrame(f *frame) bool {
 	}
 	switch f.cmd {
 	case wire.CmdVerAck, wire.CmdWtxidRelay, wire.CmdSendAddrV2:
+	case wire.CmdSendTxRcncl:
+		p.handleSendTxRcnclFrame(f, false) // txreconciliation.go
+		return p.Connected()
 	default:
 		p.cfg.Log.Debugf("Unsupported message \"%s\" prior to verack from peer=%d", f.cmd, p.id)
 		return true
@@ -120,6 +124,7 @@ func (p *Peer) handshakeFrame(f *frame) bool {
 	switch msg.(type) {
 	case *wire.MsgVerAck:
 		p.gotVerAck = true
+		p.txReconAtVerAck()
 	case *wire.MsgWtxidRelay:
 		if p.pver.Load() >= wire.WTxidRelayVersion {
 			p.mu.Lock()
@@ -195,6 +200,7 @@ func (p *Peer) handleVersion(m *wire.MsgVersion) bool {
 		p.QueueMessage(&wire.MsgWtxidRelay{}, nil)
 		p.QueueMessage(&wire.MsgSendAddrV2{}, nil)
 	}
+	p.maybeSendTxRcncl(pver) // BIP330, also before verack
 	p.QueueMessage(&wire.MsgVerAck{}, nil)
 	if !p.inbound && p.enableAddrRelay() {
 		// Core asks each outbound peer for addresses once, to fill the
@@ -231,6 +237,9 @@ func (p *Peer) dispatchFrame(f *frame) {
 			p.oversizedAddr(f.cmd, n)
 			return
 		}
+	case wire.CmdSendTxRcncl:
+		p.handleSendTxRcnclFrame(f, true)
+		return
 	}
 	msg, ok := p.decode(f)
 	if ok && msg != nil {

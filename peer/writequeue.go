@@ -36,7 +36,7 @@ func priorityOf(cmd string) priority {
 		wire.CmdFeeFilter, wire.CmdSendCmpct, wire.CmdGetHeaders,
 		wire.CmdGetBlocks, wire.CmdGetData, wire.CmdGetBlockTxn,
 		wire.CmdGetCFilters, wire.CmdGetCFHeaders, wire.CmdGetCFCheckpt,
-		wire.CmdReject, wire.CmdGetAddr:
+		wire.CmdReject, wire.CmdGetAddr, wire.CmdSendTxRcncl:
 		return prioControl
 	}
 	return prioData

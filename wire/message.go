@@ -74,6 +74,7 @@ const (
 	CmdFilterAdd    = "filteradd"
 	CmdFilterClear  = "filterclear"
 	CmdMerkleBlock  = "merkleblock"
+	CmdSendTxRcncl  = "sendtxrcncl"
 )
 
 // MakeEmptyMessage returns a new zero message for command, or an error
@@ -150,6 +151,8 @@ func MakeEmptyMessage(command string) (Message, error) {
 		return &MsgFilterClear{}, nil
 	case CmdMerkleBlock:
 		return &MsgMerkleBlock{}, nil
+	case CmdSendTxRcncl:
+		return &MsgSendTxRcncl{}, nil
 	}
 	return nil, &UnknownCommandError{Command: command}
 }
@@ -220,6 +223,7 @@ var knownCommands = [...]string{
 	CmdSendCmpct, CmdCmpctBlock, CmdGetBlockTxn, CmdBlockTxn, CmdGetCFilters,
 	CmdCFilter, CmdGetCFHeaders, CmdCFHeaders, CmdGetCFCheckpt, CmdCFCheckpt,
 	CmdReject, CmdFilterLoad, CmdFilterAdd, CmdFilterClear, CmdMerkleBlock,
+	CmdSendTxRcncl,
 }
 
 func commandString(b []byte) string {

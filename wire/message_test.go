@@ -97,6 +97,7 @@ func sampleMessages(t testing.TB) []Message {
 		&MsgFilterAdd{Data: []byte{1, 2, 3}},
 		&MsgFilterClear{},
 		&MsgMerkleBlock{Header: testHeader(9), Transactions: 7, Hashes: []Hash{{1}, {2}}, Flags: []byte{0x1d}},
+		&MsgSendTxRcncl{Version: 1, Salt: 0x0102030405060708},
 	}
 }
 

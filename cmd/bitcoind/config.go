@@ -469,6 +469,7 @@ func applyConnection(a *args, cfg *node.Config) error {
 		cfg.I2PSAM = v
 	}
 	cfg.PeerBloomFilters = a.getBool("peerbloomfilters", false)
+	cfg.TxReconciliation = a.getBool("txreconciliation", false)
 	cfg.CJDNSReachable = a.getBool("cjdnsreachable", false)
 	cfg.V2Transport = "0"
 	if a.getBool("v2transport", true) {

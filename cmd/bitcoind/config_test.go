@@ -255,3 +255,23 @@ func TestBindWithListenOff(t *testing.T) {
 		t.Error("-bind with -connect=0 does not listen")
 	}
 }
+
+// -txreconciliation is off by default, turned on from the command line or
+// the network's section, and listed by -help-debug only, as in bitcoind.
+func TestTxReconciliationOption(t *testing.T) {
+	if mustBuild(t, "", "-regtest").TxReconciliation {
+		t.Error("txreconciliation on by default")
+	}
+	if !mustBuild(t, "", "-regtest", "-txreconciliation").TxReconciliation {
+		t.Error("-txreconciliation not applied")
+	}
+	if !mustBuild(t, "regtest=1\n[regtest]\ntxreconciliation=1\n").TxReconciliation {
+		t.Error("txreconciliation=1 in bitcoin.conf not applied")
+	}
+	if mustBuild(t, "", "-regtest", "-txreconciliation", "-notxreconciliation").TxReconciliation {
+		t.Error("-notxreconciliation left it on")
+	}
+	if strings.Contains(helpText(false), "-txreconciliation") || !strings.Contains(helpText(true), "  -txreconciliation\n") {
+		t.Error("-txreconciliation should be listed by -help-debug only")
+	}
+}

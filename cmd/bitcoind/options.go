@@ -130,7 +130,7 @@ var options = []option{
 	{name: "v2transport", help: "Support v2 transport (default: 1)", group: gConnection},
 	{name: "peerbloomfilters", help: "Support filtering of blocks and transaction with bloom filters (default: 0)", group: gConnection},
 	{name: "peerblockfilters", help: "Serve compact block filters to peers per BIP 157 (default: 0)", group: gConnection},
-	{name: "txreconciliation", help: "Enable transaction reconciliations per BIP 330 (only 0 is supported)", group: gHidden, flags: debugOnly, disp: unsupported, off: "0"},
+	{name: "txreconciliation", help: "Enable transaction reconciliations per BIP 330 (default: 0; only the sendtxrcncl handshake is done, transactions are still announced by inv)", group: gConnection, flags: debugOnly},
 	{name: "port", arg: "<port>", help: "Listen for connections on <port> (default: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444)", group: gConnection, flags: networkOnly},
 	{name: "proxy", arg: "<ip:port>", help: "Connect through SOCKS5 proxy, set -noproxy to disable (default: disabled)", group: gConnection, flags: disallowElision},
 	{name: "proxyrandomize", help: "Randomize credentials for every proxy connection. This enables Tor stream isolation (only 1 is supported)", group: gHidden, disp: unsupported, off: "1"},

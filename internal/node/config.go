@@ -165,6 +165,7 @@ type P2POptions struct {
 	I2PSAM              string        `long:"i2psam" description:"I2P SAM proxy (host:port), reported as the i2p network's proxy by getnetworkinfo; the node opens no I2P connections"`
 	BlocksOnly          bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
 	PeerBloomFilters    bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`
+	TxReconciliation    bool          `long:"txreconciliation" description:"Take part in the BIP330 (Erlay) handshake: announce sendtxrcncl to peers that relay transactions and register theirs (reconciliation rounds are not run)"`
 	V2Transport         string        `long:"v2transport" optional:"yes" optional-value:"1" description:"BIP324 encrypted transport: 1 advertises NODE_P2P_V2, accepts v2 and v1 inbound and opens v2 to peers that advertise it (falling back to v1); 0 speaks v1 only"`
 	NoConnect           bool          `long:"noconnect" description:"Make no automatic outbound connections (only --addpeer, --connect and the addnode RPC)"`
 	WhiteBinds          []string      `long:"whitebind" description:"Listen on [permissions@]address and grant the permissions to peers connecting there (permissions as --whitelist; default noban,mempool,relay,download); may be repeated"`

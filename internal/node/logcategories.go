@@ -36,7 +36,7 @@ var DebugCategories = map[string][]string{
 	"cmpctblock":       {"SYNC"},
 	"kernel":           {"CHAN"},
 	"scan":             {"INDX"},
-	"txreconciliation": nil,
+	"txreconciliation": {"PEER"},
 	"rand":             nil,
 	"libevent":         nil,
 	"ipc":              nil,

@@ -56,6 +56,7 @@ func (s *server) newPeerLayer() error {
 		UserAgent:        userAgent(cfg.UAComments),
 		BestHeight:       func() int32 { return s.chain.BestSnapshot().Height },
 		DisableRelayTx:   cfg.BlocksOnly,
+		TxReconciliation: cfg.TxReconciliation,
 		RequiredServices: wire.SFNodeNetwork | wire.SFNodeWitness,
 		NearTip:          s.nearTip,
 		SendHeaders:      true,
