@@ -40,12 +40,16 @@ func mapAligned(n int) ([]byte, error) {
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
 	skip := int((hugePage - base%hugePage) % hugePage)
-	// Unmap the unaligned head and the tail beyond n.
+	// Unmap the unaligned head and the tail beyond n. These and unmap use
+	// the raw system call: syscall.Munmap unmaps only a whole slice that
+	// syscall.Mmap returned and fails (EINVAL) on any part of one, so the
+	// trimmed ends and every table array replaced by a resize stayed
+	// mapped, and the arrays resident.
 	if skip > 0 {
-		syscall.Munmap(raw[:skip])
+		unmap(raw[:skip])
 	}
 	if tail := raw[skip+n:]; len(tail) > 0 {
-		syscall.Munmap(tail)
+		unmap(tail)
 	}
 	mem := raw[skip : skip+n : skip+n]
 	// Without THP (or with it disabled) this fails; small pages still work.
@@ -53,9 +57,16 @@ func mapAligned(n int) ([]byte, error) {
 	return mem, nil
 }
 
+func munmap(addr, n uintptr) error {
+	if _, _, errno := syscall.Syscall(syscall.SYS_MUNMAP, addr, n, 0); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
 func unmap(mem []byte) {
 	if len(mem) > 0 {
-		syscall.Munmap(mem)
+		_ = munmap(uintptr(unsafe.Pointer(unsafe.SliceData(mem))), uintptr(len(mem)))
 	}
 }
 
