@@ -27,7 +27,7 @@ type ProcessResult struct {
 // other errors (database failures) are fatal for the node.
 //
 // Anti-DoS: a block is stored only after its header passed proof of work,
-// the difficulty rules and the checkpoints against a known parent, so
+// and the difficulty rules against a known parent, so
 // storing data costs the sender real work at the chain's difficulty.
 func (b *BlockChain) ProcessBlock(block *wire.MsgBlock) (ProcessResult, error) {
 	return b.ProcessBlockWithFlags(block, BFNone)
@@ -191,17 +191,6 @@ func (b *BlockChain) failOnRule(n *blockNode, err error) {
 	}
 }
 
-// lastCheckpointInIndex returns the highest checkpoint whose block is in
-// the tree, or nil.
-func (b *BlockChain) lastCheckpointInIndex() *blockNode {
-	for i := len(b.checkpoints) - 1; i >= 0; i-- {
-		if n := b.index.lookup(&b.checkpoints[i].Hash); n != nil {
-			return n
-		}
-	}
-	return nil
-}
-
 // acceptHeader checks a header against its parent and adds it to the tree
 // (Core's AcceptBlockHeader). Headers that fail are not stored, so an
 // invalid header costs us nothing beyond checking it.
@@ -227,14 +216,6 @@ func (b *BlockChain) acceptHeader(h *wire.BlockHeader, hash wire.Hash) (*blockNo
 		return nil, ruleReason(ErrBadPrevBlock)
 	}
 	height := parent.height + 1
-	for i := range b.checkpoints {
-		if cp := &b.checkpoints[i]; cp.Height == height && cp.Hash != hash {
-			return nil, ruleError(ErrCheckpointMismatch, "block %v at height %d, checkpoint is %v", hash, height, cp.Hash)
-		}
-	}
-	if cp := b.lastCheckpointInIndex(); cp != nil && height < cp.height {
-		return nil, ruleError(ErrForkBeforeCheckpt, "fork at height %d below checkpoint %d", height, cp.height)
-	}
 	ctx := HeaderContext{
 		Height:       height,
 		RequiredBits: nextRequiredBits(b.params, parent, int64(h.Timestamp)),
@@ -310,13 +291,13 @@ func (b *BlockChain) linkChain(n *blockNode) {
 // ProcessHeaders adds a batch of headers, as a peer's "headers" message
 // delivers them, to the header tree. Each header must connect to the
 // previous one (the first to a header we have), pass proof of work, the
-// difficulty and timestamp rules and the checkpoints. It returns the last
+// difficulty and timestamp rules. It returns the last
 // header's node height and hash.
 //
 // Anti-DoS policy: headers are stored only when they connect to the tree
 // and carry valid proof of work at the difficulty the rules demand for
 // their position, so a peer can make us store headers only at the cost of
-// mining them; forks below the last checkpoint in the tree are refused.
+// mining them. As in Core 30 there are no checkpoints.
 // Headers whose chain has less than MinimumChainWork are kept out of this
 // call by the sync manager's per-peer headers presync (peer/netsync),
 // which bounds the memory a peer can make us spend on them; it should

@@ -3,7 +3,6 @@ package blockchain
 import (
 	"testing"
 
-	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/internal/chaintest"
 	"github.com/btcnode/btcd/wire"
 )
@@ -208,29 +207,24 @@ func TestAssumeValid(t *testing.T) {
 	}
 }
 
-func TestCheckpoints(t *testing.T) {
+// TestDeepForkAccepted: without checkpoints (none in Core 30) a valid fork
+// from deep in the chain is accepted as a side branch; memory is guarded
+// by the sync manager's headers presync instead.
+func TestDeepForkAccepted(t *testing.T) {
 	p := regtest(t)
 	b := chaintest.New(p)
 	es := b.MineCoinbases(5)
 	fork := b.NextBlock(es[1], nil, nil)
-	p2 := p.Clone()
-	p2.Checkpoints = []chaincfg.BlockID{{Height: 4, Hash: es[3].Hash}}
-	tc := newTestChain(t, p2, nil)
+	tc := newTestChain(t, p, nil)
 	tc.b = b
 	for _, e := range es {
 		tc.accept(e)
 	}
-	// A fork below the last checkpoint is refused.
-	if _, err := tc.chain.ProcessBlock(fork.Block); !isKind(err, ErrForkBeforeCheckpt) {
-		t.Errorf("fork: %v", err)
+	if _, err := tc.chain.ProcessBlock(fork.Block); err != nil {
+		t.Fatalf("fork from height 2: %v", err)
 	}
-	// A block at a checkpoint height must match it.
-	p3 := p.Clone()
-	p3.Checkpoints = []chaincfg.BlockID{{Height: 2, Hash: wire.Hash{1}}}
-	tc3 := newTestChain(t, p3, nil)
-	tc3.accept(es[0])
-	if _, err := tc3.chain.ProcessBlock(es[1].Block); !isKind(err, ErrCheckpointMismatch) {
-		t.Errorf("mismatch: %v", err)
+	if _, ok := tc.chain.LookupBlock(&fork.Hash); !ok {
+		t.Fatal("fork block not in the header tree")
 	}
 }
 

@@ -46,8 +46,6 @@ type Config struct {
 	MaxTipAge int64
 	// MaxOrphans bounds the orphan pool (DefaultMaxOrphans if 0).
 	MaxOrphans int
-	// DisableCheckpoints ignores Params.Checkpoints.
-	DisableCheckpoints bool
 	// TxIndex maintains the transaction index (--txindex) for TxByID; an
 	// existing chain is indexed in the background (see txindex.go).
 	TxIndex bool
@@ -91,7 +89,6 @@ type BlockChain struct {
 	now         func() int64
 	maxTipAge   int64
 	maxOrphans  int
-	checkpoints []chaincfg.BlockID
 	minWork     Work
 	assumeValid wire.Hash
 
@@ -130,8 +127,6 @@ type BlockChain struct {
 	prune   pruneState
 	// vb caches the BIP9 states (versionbits.go); it has its own lock.
 	vb versionBits
-	// disableCheckpoints is Config.DisableCheckpoints.
-	disableCheckpoints bool
 
 	subMu sync.Mutex
 	subs  []func(*Notification)
@@ -175,10 +170,6 @@ func New(cfg *Config) (*BlockChain, error) {
 	if b.maxOrphans <= 0 {
 		b.maxOrphans = DefaultMaxOrphans
 	}
-	if !cfg.DisableCheckpoints {
-		b.checkpoints = p.Checkpoints
-	}
-	b.disableCheckpoints = cfg.DisableCheckpoints
 	b.assumeValid = p.AssumeValid
 	if cfg.AssumeValidSet {
 		b.assumeValid = cfg.AssumeValid

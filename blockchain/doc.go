@@ -42,9 +42,9 @@
 //
 // A header enters the tree only if it connects to a header we have, has
 // valid proof of work, the exact difficulty the retarget rules demand at
-// its position, a timestamp within the rules and, when checkpoints are
-// configured, does not fork below the last checkpoint in the tree. A peer
-// can therefore make us store headers only by mining them at the chain's
+// its position and a timestamp within the rules; as in Core 30 there are
+// no checkpoints, and the sync manager's per-peer headers presync keeps
+// low-work header chains out of the tree. A peer can therefore make us store headers only by mining them at the chain's
 // difficulty. The sync manager feeds peers' headers through
 // ProcessHeaders in order and should only download blocks of a header
 // chain for which HeaderChainTrusted (at least MinimumChainWork) holds.

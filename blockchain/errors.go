@@ -28,8 +28,6 @@ const (
 	ErrBadVersion         = ErrorKind("bad-version")
 	ErrBadPrevBlock       = ErrorKind("bad-prevblk")
 	ErrPrevBlockNotFound  = ErrorKind("prev-blk-not-found")
-	ErrCheckpointMismatch = ErrorKind("checkpoint mismatch")
-	ErrForkBeforeCheckpt  = ErrorKind("bad-fork-prior-to-checkpoint")
 	ErrDuplicate          = ErrorKind("duplicate")
 	ErrDuplicateInvalid   = ErrorKind("duplicate-invalid")
 	ErrTooLittleChainWork = ErrorKind("too-little-chainwork")

@@ -1,7 +1,7 @@
 // Package chaincfg owns the parameters that distinguish one Bitcoin network
 // from another: network magic and ports, genesis blocks, proof-of-work
 // limits and retarget rules, subsidy schedule, buried soft-fork heights and
-// Bitcoin Core's historical exceptions, checkpoints, assumevalid and
+// Bitcoin Core's historical exceptions, assumevalid and
 // minimum-chain-work anchors, and address/key prefixes. It also owns the
 // compact ("nBits") target encoding and block-work arithmetic, which mirror
 // Bitcoin Core's arith_uint256 exactly.

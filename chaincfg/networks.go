@@ -117,7 +117,6 @@ var MainNetParams = Params{
 		{91880, mustHash("00000000000743f190a18c5577a3c2d2a1f610ae9601ac046a38084ccb7cd721")},
 	},
 
-	Checkpoints:      mainNetCheckpoints,
 	AssumeValid:      mustHash("00000000000000000000ccebd6d74d9194d8dcdc1d177c478e094bfad51ba5ac"), // 938343
 	MinimumChainWork: mustBigHex("0000000000000000000000000000000000000001128750f82f4c366153a3a030"),
 
@@ -190,7 +189,6 @@ var TestNet3Params = testnetAddressing(Params{
 		{mustHash("00000000dd30457c001f4095d208cc1296b0eed002427aa599874af7a432b105"), 0},
 	},
 
-	Checkpoints:      testNet3Checkpoints,
 	AssumeValid:      mustHash("000000007a61e4230b28ac5cb6b5e5a0130de37ac1faf2f8987d2fa6505b67f4"), // 4842348
 	MinimumChainWork: mustBigHex("0000000000000000000000000000000000000000000017dde1c649f3708d14b6"),
 
@@ -235,7 +233,6 @@ var TestNet4Params = testnetAddressing(Params{
 		DeploymentTaproot:   taproot(DeploymentAlwaysActive, DeploymentNoTimeout, 0, 1512, 2016),
 	},
 
-	Checkpoints:      testNet4Checkpoints,
 	AssumeValid:      mustHash("0000000002368b1e4ee27e2e85676ae6f9f9e69579b29093e9a82c170bf7cf8a"), // 123613
 	MinimumChainWork: mustBigHex("0000000000000000000000000000000000000000000009a0fe15d0177d086304"),
 
@@ -279,7 +276,6 @@ var SigNetParams = testnetAddressing(Params{
 		DeploymentTaproot:   taproot(DeploymentAlwaysActive, DeploymentNoTimeout, 0, 1815, 2016),
 	},
 
-	Checkpoints:      sigNetCheckpoints,
 	AssumeValid:      mustHash("00000008414aab61092ef93f1aacc54cf9e9f16af29ddad493b908a01ff5c329"), // 293175
 	MinimumChainWork: mustBigHex("00000000000000000000000000000000000000000000000000000b463ea0a4b8"),
 

@@ -28,8 +28,8 @@ type DNSSeed struct {
 // String returns the seed's host name.
 func (d DNSSeed) String() string { return d.Host }
 
-// BlockID names a block by height and hash. It is used for checkpoints and
-// for the blocks Core lists as consensus exceptions.
+// BlockID names a block by height and hash, as for the blocks Core lists
+// as consensus exceptions.
 type BlockID struct {
 	Height int32
 	Hash   wire.Hash
@@ -184,9 +184,6 @@ type Params struct {
 	// earlier, still unspent ones and are exempt from BIP30.
 	BIP30Exceptions []BlockID
 
-	// Checkpoints are known-good blocks, ordered by height. No fork below
-	// the last checkpoint is accepted.
-	Checkpoints []BlockID
 	// AssumeValid is the default -assumevalid block (zero for none):
 	// scripts of its ancestors need not be verified.
 	AssumeValid wire.Hash
@@ -267,24 +264,6 @@ func (p *Params) IsBIP30Exception(height int32, hash wire.Hash) bool {
 	return false
 }
 
-// LastCheckpoint returns the highest checkpoint, if the network has any.
-func (p *Params) LastCheckpoint() (BlockID, bool) {
-	if len(p.Checkpoints) == 0 {
-		return BlockID{}, false
-	}
-	return p.Checkpoints[len(p.Checkpoints)-1], true
-}
-
-// Checkpoint returns the checkpointed hash at height, if there is one.
-func (p *Params) Checkpoint(height int32) (wire.Hash, bool) {
-	for _, c := range p.Checkpoints {
-		if c.Height == height {
-			return c.Hash, true
-		}
-	}
-	return wire.Hash{}, false
-}
-
 // Clone returns a deep copy of p that can be modified freely.
 func (p *Params) Clone() *Params {
 	c := *p
@@ -296,7 +275,6 @@ func (p *Params) Clone() *Params {
 	c.SignetChallenge = append([]byte(nil), p.SignetChallenge...)
 	c.ScriptFlagExceptions = append([]ScriptFlagException(nil), p.ScriptFlagExceptions...)
 	c.BIP30Exceptions = append([]BlockID(nil), p.BIP30Exceptions...)
-	c.Checkpoints = append([]BlockID(nil), p.Checkpoints...)
 	if p.MinimumChainWork != nil {
 		c.MinimumChainWork = new(big.Int).Set(p.MinimumChainWork)
 	}
@@ -325,7 +303,6 @@ func CustomSignetParams(challenge []byte, seeds []DNSSeed) *Params {
 	p.DNSSeeds = append([]DNSSeed(nil), seeds...)
 	p.AssumeValid = wire.Hash{}
 	p.MinimumChainWork = new(big.Int)
-	p.Checkpoints = nil
 	return p
 }
 

@@ -172,24 +172,6 @@ func TestBuriedHeights(t *testing.T) {
 	if m.Deployments[DeploymentTaproot].MinActivationHeight != 709632 {
 		t.Errorf("mainnet taproot min activation height")
 	}
-	// Every checkpoint list is strictly increasing, and the activation
-	// blocks agree with the BIP34 hash.
-	for _, p := range allNetworks {
-		for i := 1; i < len(p.Checkpoints); i++ {
-			if p.Checkpoints[i].Height <= p.Checkpoints[i-1].Height {
-				t.Errorf("%s: checkpoints out of order at %d", p.Name, p.Checkpoints[i].Height)
-			}
-		}
-		if h, ok := p.Checkpoint(p.BIP34Height); ok && h != p.BIP34Hash {
-			t.Errorf("%s: BIP34 checkpoint disagrees with BIP34Hash", p.Name)
-		}
-		if p.AssumeValid != (wire.Hash{}) {
-			last, _ := p.LastCheckpoint()
-			if last.Hash != p.AssumeValid {
-				t.Errorf("%s: last checkpoint is not the assumevalid block", p.Name)
-			}
-		}
-	}
 	if RegressionNetParams.MinimumChainWork.Sign() != 0 || RegressionNetParams.AssumeValid != (wire.Hash{}) {
 		t.Errorf("regtest must have no chain-work or assumevalid anchors")
 	}
@@ -248,11 +230,11 @@ func TestCloneIndependence(t *testing.T) {
 	c := RegressionNetParams.Clone()
 	c.BIP34Height = 500
 	c.PowLimit.SetInt64(1)
-	c.Checkpoints = append(c.Checkpoints, BlockID{Height: 1})
+	c.BIP30Exceptions = append(c.BIP30Exceptions, BlockID{Height: 1})
 	c.GenesisBlock.Transactions[0].TxOut[0].PkScript[0] = 0
 	c.Deployments[DeploymentTaproot].StartTime = 5
 	if RegressionNetParams.BIP34Height != 1 || BigToCompact(RegressionNetParams.PowLimit) != 0x207fffff ||
-		len(RegressionNetParams.Checkpoints) != 0 ||
+		len(RegressionNetParams.BIP30Exceptions) != 0 ||
 		RegressionNetParams.GenesisBlock.BlockHash() != RegressionNetParams.GenesisHash ||
 		RegressionNetParams.Deployments[DeploymentTaproot].StartTime != DeploymentAlwaysActive {
 		t.Errorf("modifying a clone changed the original")
@@ -342,7 +324,7 @@ func TestCustomSignet(t *testing.T) {
 	if p.Net == SigNetParams.Net || p.Net != SignetNet(challenge) || !p.IsSignet() {
 		t.Errorf("custom signet magic %v", p.Net)
 	}
-	if p.MinimumChainWork.Sign() != 0 || p.AssumeValid != (wire.Hash{}) || len(p.Checkpoints) != 0 {
+	if p.MinimumChainWork.Sign() != 0 || p.AssumeValid != (wire.Hash{}) {
 		t.Errorf("custom signet must drop the default signet's anchors")
 	}
 	if p.GenesisHash != SigNetParams.GenesisHash {
