@@ -21,6 +21,9 @@ type Backend struct {
 	Test    *TestBackend
 	// Btcd serves btcd's extension methods (btcdextra.go).
 	Btcd *BtcdBackend
+	// ZMQNotifications lists the active ZMQ publishers for
+	// getzmqnotifications (an empty list when it is nil).
+	ZMQNotifications func() []ZMQEndpoint
 }
 
 // BtcdBackend serves the btcd-only methods (getinfo, getheaders,

@@ -38,6 +38,7 @@ var builtinMethods = sync.OnceValue(func() registry {
 	r.add(psbtProcessMethods()...)   // psbt_process.go
 	r.add(btcdMethods()...)          // btcdextra.go
 	r.add(importMempoolMethods()...) // importmempool.go
+	r.add(zmqMethods()...)           // zmq.go
 	return r
 })
 

@@ -285,6 +285,7 @@ func TestRegisteredMethods(t *testing.T) {
 			"signrawtransactionwithkey", "createpsbt", "converttopsbt", "decodepsbt", "combinepsbt", "finalizepsbt", "utxoupdatepsbt", "joinpsbts", "analyzepsbt", "descriptorprocesspsbt"},
 		"util": {"estimatesmartfee", "validateaddress", "getdescriptorinfo", "verifymessage", "getindexinfo", "deriveaddresses", "createmultisig",
 			"signmessagewithprivkey"},
+		"zmq": {"getzmqnotifications"},
 	}
 	n := 0
 	for cat, names := range want {

@@ -31,6 +31,9 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		Net:     s.netBackend(),
 		Test:    s.testBackend(),
 		Btcd:    s.btcdBackend(), // websocket.go
+		// s.zmq is set before the RPC server is built, which stops
+		// before closeZMQ clears it.
+		ZMQNotifications: s.zmqEndpoints, // zmq.go
 	}
 	return rpc.New(rpc.Config{
 		Listeners:   cfg.RPCListeners,

@@ -218,7 +218,6 @@ func newServer(cfg *Config) (_ *server, err error) {
 			s.closeListeners()
 			return nil, fmt.Errorf("%w: %v", errHTTPServer, err)
 		}
-		s.registerZMQRPC()
 		s.watchWebsockets()
 		// Bind now, so an address that cannot be bound stops start-up
 		// (bitcoind's "Unable to start HTTP server").

@@ -61,20 +61,13 @@ func (s *server) closeZMQ() {
 	}
 }
 
-// registerZMQRPC adds bitcoind's getzmqnotifications: the active
-// publishers (an empty list when none is configured).
-func (s *server) registerZMQRPC() {
-	if s.rpc == nil {
-		return
+// zmqEndpoints answers getzmqnotifications: the active publishers (an
+// empty list when none is configured).
+func (s *server) zmqEndpoints() []rpc.ZMQEndpoint {
+	eps := s.zmq.Endpoints()
+	out := make([]rpc.ZMQEndpoint, len(eps))
+	for i, e := range eps {
+		out[i] = rpc.ZMQEndpoint{Type: e.Type, Address: e.Address, HWM: e.HWM}
 	}
-	n := s.zmq
-	s.rpc.Register(&rpc.Method{
-		Name:        "getzmqnotifications",
-		Category:    "zmq",
-		Description: "Returns information about the active ZeroMQ notifications.",
-		Result:      `[ { "type" : "str", "address" : "str", "hwm" : n }, ... ]`,
-		Handler: func(*rpc.Server, *rpc.Params) (any, error) {
-			return n.Endpoints(), nil
-		},
-	})
+	return out
 }
