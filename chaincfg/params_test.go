@@ -16,7 +16,6 @@ import (
 	"github.com/btcnode/btcd/wire"
 )
 
-
 const satoshiMerkle = "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b"
 
 func TestGenesisBlocks(t *testing.T) {
