@@ -649,7 +649,11 @@ func (c *UtxoCache) NeedsFlush() bool {
 		// beyond, it does (back-pressure).
 		return c.memUsage() > c.maxBytes+c.maxBytes/4
 	}
-	if c.memUsage() > c.maxBytes {
+	if u := c.memUsage(); u > c.maxBytes || (u > c.maxBytes*3/4 && c.dirtyCount*4 > c.table.count*3) {
+		// Three quarters dirty is soon enough: the clean quarter can be
+		// evicted to make room for the blocks connected while the flush
+		// writes, instead of the cache growing past its budget and, a
+		// quarter beyond, making block connection wait for the write.
 		return true
 	}
 	return c.interval > 0 && time.Since(c.lastFlush) >= c.interval

@@ -382,3 +382,41 @@ func TestFetchEntriesExcept(t *testing.T) {
 		t.Fatalf("misses %d, want 1 (the skipped outpoints are not looked up)", st.Misses)
 	}
 }
+
+// TestNeedsFlushThreeQuartersDirty: a cache asks for a flush once it is
+// three quarters full and three quarters dirty, before it reaches its
+// budget, so the clean quarter can absorb the blocks connected during the
+// write; a cache that is full but mostly clean does not.
+func TestNeedsFlushThreeQuartersDirty(t *testing.T) {
+	cs, err := OpenChainState(t.TempDir(), ChainStateOptions{NoSyncOnFlush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	const budget = 16 << 20
+	c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: budget})
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	i := 0
+	for ; c.Stats().MemUsage <= budget*3/4; i++ {
+		op := benchOutPoint(i)
+		if err := c.AddEntry(&op, &e, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := c.Stats(); st.MemUsage > budget || !c.NeedsFlush() {
+		t.Fatalf("all dirty at %d of %d bytes: NeedsFlush %v", st.MemUsage, int64(budget), c.NeedsFlush())
+	}
+	if err := c.Flush(wire.Hash{1}, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Mostly clean now: a few new coins do not ask for another flush.
+	for j := 0; j < 100; j++ {
+		op := benchOutPoint(i + j)
+		if err := c.AddEntry(&op, &e, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := c.Stats(); c.NeedsFlush() {
+		t.Fatalf("after a flush, %d dirty of %d: NeedsFlush", st.Dirty, st.Entries)
+	}
+}
