@@ -112,15 +112,9 @@ func handleDescriptorProcessPSBT(s *Server, p *Params) (any, error) {
 		return nil, err
 	}
 	var hashType *uint32
-	if p.Has(2) {
-		name, err := p.Str(2, "")
-		if err != nil {
-			return nil, err
-		}
-		ht, ok := sighashTypes[name]
-		if !ok {
-			return nil, Errorf(ErrInvalidParam, "'%s' is not a valid sighash parameter.", name)
-		}
+	if ht, set, err := sighashParam(p, 2); err != nil {
+		return nil, err
+	} else if set {
 		hashType = &ht
 	}
 	derivs, err := p.Bool(3, true)

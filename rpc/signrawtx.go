@@ -134,6 +134,23 @@ func handleSignMessageWithPrivKey(s *Server, p *Params) (any, error) {
 }
 
 // sighashTypes are the names signrawtransactionwithkey accepts.
+// sighashParam reads the sighash-type name at argument i; set is false
+// when the argument is absent (the caller's default applies).
+func sighashParam(p *Params, i int) (ht uint32, set bool, err error) {
+	if !p.Has(i) {
+		return 0, false, nil
+	}
+	name, err := p.Str(i, "")
+	if err != nil {
+		return 0, false, err
+	}
+	ht, ok := sighashTypes[name]
+	if !ok {
+		return 0, false, Errorf(ErrInvalidParam, "'%s' is not a valid sighash parameter.", name)
+	}
+	return ht, true, nil
+}
+
 var sighashTypes = map[string]uint32{
 	"DEFAULT":             0,
 	"ALL":                 1,
@@ -196,17 +213,9 @@ func handleSignRawTransactionWithKey(s *Server, p *Params) (any, error) {
 	if err := parsePrevTxs(p.Raw(2), prov, coins, &s.cfg.Net); err != nil {
 		return nil, err
 	}
-	hashType := uint32(0)
-	if p.Has(3) {
-		name, err := p.Str(3, "")
-		if err != nil {
-			return nil, err
-		}
-		ht, ok := sighashTypes[name]
-		if !ok {
-			return nil, Errorf(ErrInvalidParam, "'%s' is not a valid sighash parameter.", name)
-		}
-		hashType = ht
+	hashType, _, err := sighashParam(p, 3)
+	if err != nil {
+		return nil, err
 	}
 	if n := int64(len(tx.TxIn)) * int64(tx.SerializeSize()); n > maxSignHashBytes {
 		return nil, NewError(ErrInvalidParam, "Transaction too large to sign")

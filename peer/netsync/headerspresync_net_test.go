@@ -2,13 +2,13 @@ package netsync
 
 import (
 	"math/big"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/chaincfg"
-	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 )
@@ -17,45 +17,10 @@ import (
 // that of minHeaders headers on genesis.
 func newMinWorkNode(t *testing.T, minHeaders int, mod func(*Config)) *node {
 	t.Helper()
-	dir := t.TempDir()
 	p := chaincfg.RegressionNetParams
-	db, err := database.OpenBlockDB(dir, p.Net, database.BlockDBOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := database.OpenChainState(dir, database.ChainStateOptions{NoSyncOnFlush: true, WriteBuffer: 1 << 20, CacheBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := database.NewUtxoCache(cs, database.UtxoCacheOptions{MaxBytes: 16 << 20})
 	mw := workAfter(&p, minHeaders)
-	c, err := blockchain.New(&blockchain.Config{Params: &p, BlockDB: db, ChainState: cs, Cache: cache, Par: 1, MinimumChainWork: &mw})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Close()
-		cs.Close()
-		db.Close()
-	})
-	n := &node{chain: c}
-	cfg := Config{Chain: c}
-	if mod != nil {
-		mod(&cfg)
-	}
-	n.m = New(cfg)
-	n.m.Start()
-	t.Cleanup(n.m.Stop)
-	n.pcfg = peer.Config{
-		Net:         p.Net,
-		Services:    wire.SFNodeNetwork | wire.SFNodeWitness,
-		BestHeight:  func() int32 { return c.BestSnapshot().Height },
-		SendHeaders: true,
-		Nonces:      peer.NewNonceSet(),
-	}
-	n.m.SetListeners(&n.pcfg.Listeners)
-	n.pcfg.Listeners.OnVerAck = n.m.NewPeer
-	return n
+	c := newChainWith(t, func(c *blockchain.Config) { c.MinimumChainWork = &mw })
+	return newNodeOn(t, c, mod)
 }
 
 // headerServer answers getheaders from fixed header chains on genesis.
@@ -197,9 +162,11 @@ func TestPresyncMismatchDisconnects(t *testing.T) {
 }
 
 // TestPresyncedHeaders: while a peer is presynced its height is reported
-// (getpeerinfo's presynced_headers); -1 otherwise.
+// (getpeerinfo's presynced_headers; -1 otherwise) and logged in Core's
+// words.
 func TestPresyncedHeaders(t *testing.T) {
-	n := newMinWorkNode(t, 5000, nil)
+	out := &syncLog{}
+	n := newMinWorkNode(t, 5000, withLog(out, nil))
 	p := n.chain.Params()
 	a := mineHeaders(p, p.GenesisHash, p.GenesisBlock.Header.Timestamp, 3000, 1)
 	hs := newHeaderServer(p.GenesisHash, func(int) int { return 0 }, a)
@@ -211,6 +178,10 @@ func TestPresyncedHeaders(t *testing.T) {
 	if _, h := n.chain.BestHeader(); h != 0 {
 		t.Fatalf("presynced headers stored: best header %d", h)
 	}
+	// Core's progress line, at the height the walk reached.
+	waitCond(t, 10*time.Second, "presync progress logged", func() bool {
+		return strings.Contains(out.String(), "Pre-synchronizing blockheaders, height: 2000 (~")
+	})
 
 	// A peer without presync reports -1.
 	fcfg2 := fakeConfig(n, 0)

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/btcnode/btcd/blockchain"
-	"github.com/btcnode/btcd/chaincfg"
-	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/internal/chaintest"
 	"github.com/btcnode/btcd/internal/clock"
 	"github.com/btcnode/btcd/peer"
@@ -18,41 +16,10 @@ import (
 // enough to be deleted yet).
 func newPrunedNode(t *testing.T, out *syncLog) *node {
 	t.Helper()
-	dir := t.TempDir()
-	p := chaincfg.RegressionNetParams
-	db, err := database.OpenBlockDB(dir, p.Net, database.BlockDBOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := database.OpenChainState(dir, database.ChainStateOptions{NoSyncOnFlush: true, WriteBuffer: 1 << 20, CacheBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := database.NewUtxoCache(cs, database.UtxoCacheOptions{MaxBytes: 16 << 20})
-	c, err := blockchain.New(&blockchain.Config{Params: &p, BlockDB: db, ChainState: cs, Cache: cache, Par: 1, PruneTarget: 550 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Close()
-		cs.Close()
-		db.Close()
-	})
-	n := &node{chain: c}
-	cfg := Config{Chain: c}
-	withLog(out, nil)(&cfg)
-	n.m = New(cfg)
-	n.m.Start()
-	t.Cleanup(n.m.Stop)
-	n.pcfg = peer.Config{
-		Net:         p.Net,
-		Services:    peer.Services(true, false),
-		BestHeight:  func() int32 { return c.BestSnapshot().Height },
-		SendHeaders: true,
-		Nonces:      peer.NewNonceSet(),
-	}
-	n.m.SetListeners(&n.pcfg.Listeners)
-	n.pcfg.Listeners.OnVerAck = n.m.NewPeer
+	c := newChainWith(t, func(c *blockchain.Config) { c.PruneTarget = 550 << 20 })
+	n := newNodeOn(t, c, withLog(out, nil))
+	// A pruned node announces NODE_NETWORK_LIMITED, not NODE_NETWORK.
+	n.pcfg.Services = peer.Services(true, false)
 	return n
 }
 

@@ -18,7 +18,10 @@ import (
 	"github.com/btcsuite/btclog"
 )
 
-func newChain(t *testing.T) *blockchain.BlockChain {
+func newChain(t *testing.T) *blockchain.BlockChain { return newChainWith(t, nil) }
+
+// newChainWith is newChain with mod applied to the chain's config.
+func newChainWith(t *testing.T, mod func(*blockchain.Config)) *blockchain.BlockChain {
 	t.Helper()
 	dir := t.TempDir()
 	p := chaincfg.RegressionNetParams
@@ -31,7 +34,11 @@ func newChain(t *testing.T) *blockchain.BlockChain {
 		t.Fatal(err)
 	}
 	cache := database.NewUtxoCache(cs, database.UtxoCacheOptions{MaxBytes: 16 << 20})
-	c, err := blockchain.New(&blockchain.Config{Params: &p, BlockDB: db, ChainState: cs, Cache: cache, Par: 1})
+	cfg := &blockchain.Config{Params: &p, BlockDB: db, ChainState: cs, Cache: cache, Par: 1}
+	if mod != nil {
+		mod(cfg)
+	}
+	c, err := blockchain.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +57,11 @@ type node struct {
 	pcfg  peer.Config
 }
 
-func newNode(t *testing.T, mod func(*Config)) *node {
-	n := &node{chain: newChain(t)}
+func newNode(t *testing.T, mod func(*Config)) *node { return newNodeOn(t, newChain(t), mod) }
+
+// newNodeOn is newNode over the chain c.
+func newNodeOn(t *testing.T, c *blockchain.BlockChain, mod func(*Config)) *node {
+	n := &node{chain: c}
 	cfg := Config{Chain: n.chain}
 	if mod != nil {
 		mod(&cfg)

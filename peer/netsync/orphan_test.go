@@ -14,6 +14,31 @@ import (
 	"github.com/btcnode/btcd/wire"
 )
 
+// opTrue is OP_TRUE padded with OP_TRUE OP_DROP pairs, so transactions
+// paying to it are not refused as too small.
+var opTrue = append(bytes.Repeat([]byte{0x51, 0x75}, 15), 0x51)
+
+// newPoolNode is a current node with a test mempool (newOrphanTestPool),
+// logging to out when it is not nil, on a chain of 101 blocks whose first
+// coinbase is mature.
+func newPoolNode(t *testing.T, out *syncLog) (*node, *mempool.Pool, *chaintest.Builder) {
+	t.Helper()
+	var mgr *Manager
+	var pool *mempool.Pool
+	mod := func(c *Config) {
+		pool = newOrphanTestPool(c.Chain, &mgr)
+		c.Mempool = pool
+	}
+	if out != nil {
+		mod = withLog(out, mod)
+	}
+	n := newNode(t, mod)
+	mgr = n.m
+	b := buildChain(t, n.chain, 101)
+	makeCurrent(t, n, b)
+	return n, pool, b
+}
+
 // newOrphanTestPool is newTestPool with the orphan rejection hook wired to
 // the manager *m points to once it exists.
 func newOrphanTestPool(c *blockchain.BlockChain, m **Manager) *mempool.Pool {
@@ -48,20 +73,9 @@ func newOrphanTestPool(c *blockchain.BlockChain, m **Manager) *mempool.Pool {
 // kept as an orphan.
 func TestInvalidOrphanPunishesSender(t *testing.T) {
 	out := &syncLog{}
-	var mgr *Manager
-	var pool *mempool.Pool
-	n := newNode(t, withLog(out, func(c *Config) {
-		pool = newOrphanTestPool(c.Chain, &mgr)
-		c.Mempool = pool
-	}))
-	mgr = n.m
-	b := buildChain(t, n.chain, 101)
-	makeCurrent(t, n, b)
+	n, pool, b := newPoolNode(t, out)
 
 	cb := b.MatureCoinbases(b.Tip)[0]
-	// OP_TRUE padded with OP_TRUE OP_DROP pairs, so the transactions
-	// are not refused as too small.
-	opTrue := append(bytes.Repeat([]byte{0x51, 0x75}, 15), 0x51)
 	parent := b.Spend([]*chaintest.Output{cb}, []wire.TxOut{{Value: cb.Value - 10_000, PkScript: opTrue}}, 0)
 	bad := &wire.MsgTx{Version: 2,
 		TxIn:  []wire.TxIn{{PreviousOutPoint: wire.OutPoint{Hash: parent.TxHash()}, Sequence: wire.MaxTxInSequenceNum}},
@@ -106,18 +120,9 @@ func TestInvalidOrphanPunishesSender(t *testing.T) {
 // parent even when that parent was just refused for its fee rate, and the
 // parent sent again enters with the child as a package.
 func TestOrphanParentRequestedAfterFeeRejection(t *testing.T) {
-	var mgr *Manager
-	var pool *mempool.Pool
-	n := newNode(t, func(c *Config) {
-		pool = newOrphanTestPool(c.Chain, &mgr)
-		c.Mempool = pool
-	})
-	mgr = n.m
-	b := buildChain(t, n.chain, 101)
-	makeCurrent(t, n, b)
+	n, pool, b := newPoolNode(t, nil)
 
 	cb := b.MatureCoinbases(b.Tip)[0]
-	opTrue := append(bytes.Repeat([]byte{0x51, 0x75}, 15), 0x51)
 	// TRUC, so the fee-less parent is refused as reconsiderable (below
 	// the relay floor, which only a TRUC child may pay for).
 	parent := b.Spend([]*chaintest.Output{cb}, []wire.TxOut{{Value: cb.Value, PkScript: opTrue}}, 0)
@@ -165,7 +170,6 @@ func TestOrphanOfTwoCheapParentsDropped(t *testing.T) {
 	}))
 	mgr = n.m
 	b := buildChain(t, n.chain, 101)
-	opTrue := append(bytes.Repeat([]byte{0x51, 0x75}, 15), 0x51)
 	cb := b.MatureCoinbases(b.Tip)[0]
 	half := cb.Value/2 - 1000
 	split := b.Spend([]*chaintest.Output{cb}, []wire.TxOut{{Value: half, PkScript: opTrue}, {Value: half, PkScript: opTrue}}, 0)

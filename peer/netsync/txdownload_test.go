@@ -1,7 +1,6 @@
 package netsync
 
 import (
-	"bytes"
 	"sync"
 	"testing"
 	"time"
@@ -51,18 +50,14 @@ func (g *getDataLog) count(h wire.Hash) int {
 // txDownloadNode returns a current node with a mempool and a transaction
 // it does not have yet.
 func txDownloadNode(t *testing.T) (*node, *mempool.Pool, *wire.MsgTx) {
-	var mgr *Manager
-	var pool *mempool.Pool
-	n := newNode(t, func(c *Config) {
-		pool = newOrphanTestPool(c.Chain, &mgr)
-		c.Mempool = pool
-	})
-	mgr = n.m
-	b := buildChain(t, n.chain, 101)
-	makeCurrent(t, n, b)
+	n, pool, b := newPoolNode(t, nil)
 	cb := b.MatureCoinbases(b.Tip)[0]
-	opTrue := append(bytes.Repeat([]byte{0x51, 0x75}, 15), 0x51)
 	tx := b.Spend([]*chaintest.Output{cb}, []wire.TxOut{{Value: cb.Value - 10_000, PkScript: opTrue}}, 0)
+	// The first peer to connect (lowest id) wins ties, so the tests know
+	// which announcer is asked first.
+	n.m.txReqMu.Lock()
+	n.m.txreq.priority = func(_ wire.Hash, peer int32) uint64 { return ^uint64(peer) }
+	n.m.txReqMu.Unlock()
 	return n, pool, tx
 }
 

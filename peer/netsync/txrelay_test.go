@@ -1,14 +1,12 @@
 package netsync
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/btcnode/btcd/internal/chaintest"
-	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 )
@@ -18,17 +16,8 @@ import (
 // refused before is named as not relayed.
 func TestForceRelayOfKnownTx(t *testing.T) {
 	out := &syncLog{}
-	var mgr *Manager
-	var pool *mempool.Pool
-	n := newNode(t, withLog(out, func(c *Config) {
-		pool = newOrphanTestPool(c.Chain, &mgr)
-		c.Mempool = pool
-	}))
-	mgr = n.m
-	b := buildChain(t, n.chain, 101)
-	makeCurrent(t, n, b)
+	n, pool, b := newPoolNode(t, out)
 	cb := b.MatureCoinbases(b.Tip)[0]
-	opTrue := append(bytes.Repeat([]byte{0x51, 0x75}, 15), 0x51)
 	tx := b.Spend([]*chaintest.Output{cb}, []wire.TxOut{{Value: cb.Value - 10_000, PkScript: opTrue}}, 0)
 	addToPool(t, pool, []*wire.MsgTx{tx})
 	// Pays out more than it spends: refused for good.

@@ -1,6 +1,8 @@
 package netsync
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"slices"
 	"time"
 
@@ -66,10 +68,14 @@ type txAnn struct {
 	// at is the request time of a delayed announcement and the expiry
 	// of a requested one.
 	at time.Time
-	// seq orders announcements by arrival: among equally preferred
-	// announcers the first is asked first, and a peer's requests go
-	// out in the order it announced them.
+	// seq orders announcements by arrival: a peer's requests go out in
+	// the order it announced them.
 	seq uint64
+	// prio ranks equally preferred ready announcers of the same
+	// transaction (higher first): a salted hash of the transaction and
+	// the peer, as Core's, so a peer cannot win every request by
+	// announcing first.
+	prio uint64
 }
 
 // txReqPeer is a peer's share of the tracker.
@@ -98,6 +104,8 @@ type txRequestTracker struct {
 	byTx  map[wire.Hash][]*txAnn
 	peers map[int32]*txReqPeer
 	seq   uint64
+	// priority computes txAnn.prio; tests may replace it.
+	priority func(h wire.Hash, peer int32) uint64
 	// timed holds the announcements waiting for a time to pass
 	// (delayed or requested); next is a lower bound of their times.
 	timed   map[*txAnn]struct{}
@@ -107,10 +115,17 @@ type txRequestTracker struct {
 
 // newTxRequestTracker returns an empty tracker.
 func newTxRequestTracker() *txRequestTracker {
+	seed := maphash.MakeSeed()
 	return &txRequestTracker{
 		byTx:  make(map[wire.Hash][]*txAnn),
 		peers: make(map[int32]*txReqPeer),
 		timed: make(map[*txAnn]struct{}),
+		priority: func(h wire.Hash, peer int32) uint64 {
+			var b [36]byte
+			copy(b[:], h[:])
+			binary.LittleEndian.PutUint32(b[32:], uint32(peer))
+			return maphash.Bytes(seed, b[:])
+		},
 	}
 }
 
@@ -151,7 +166,8 @@ func (t *txRequestTracker) receivedInv(a announcer, gtx genTxID, wtxidPeers bool
 		delay += overloadedPeerTxDelay
 	}
 	t.seq++
-	ann := &txAnn{peer: a.id, gtx: gtx, preferred: a.preferred, state: annDelayed, at: now.Add(delay), seq: t.seq}
+	ann := &txAnn{peer: a.id, gtx: gtx, preferred: a.preferred, state: annDelayed, at: now.Add(delay),
+		seq: t.seq, prio: t.priority(gtx.hash, a.id)}
 	p.anns[gtx.hash] = ann
 	t.byTx[gtx.hash] = append(t.byTx[gtx.hash], ann)
 	t.addTimed(ann)
@@ -219,7 +235,7 @@ func (t *txRequestTracker) setState(ann *txAnn, s annState) {
 
 // settle re-derives a transaction's best announcer after a change: none
 // while a request is outstanding; otherwise the ready announcer that is
-// preferred, then first to announce. A transaction whose announcements
+// preferred, then of the highest salted priority. A transaction whose announcements
 // all completed is forgotten: no one is left to ask.
 func (t *txRequestTracker) settle(h wire.Hash) {
 	anns := t.byTx[h]
@@ -233,7 +249,7 @@ func (t *txRequestTracker) settle(h wire.Hash) {
 			open = true
 		case annReady, annBest:
 			open = true
-			if best == nil || (a.preferred && !best.preferred) || (a.preferred == best.preferred && a.seq < best.seq) {
+			if best == nil || (a.preferred && !best.preferred) || (a.preferred == best.preferred && a.prio > best.prio) {
 				best = a
 			}
 		}

@@ -12,6 +12,14 @@ import (
 
 var t0 = time.Unix(1_700_000_000, 0)
 
+// newOrderedTracker is a tracker whose priority ranks lower peer ids
+// first, so tests know which of equally preferred announcers is asked.
+func newOrderedTracker() *txRequestTracker {
+	tr := newTxRequestTracker()
+	tr.priority = func(_ wire.Hash, peer int32) uint64 { return ^uint64(peer) }
+	return tr
+}
+
 func hashN(n uint64) wire.Hash {
 	var h wire.Hash
 	binary.LittleEndian.PutUint64(h[:], n)
@@ -82,7 +90,7 @@ func wantState(t *testing.T, tr *txRequestTracker, peer int32, h wire.Hash, want
 // Every announcer is remembered; a preferred one is asked at once and
 // in announcement order.
 func TestTxReqRemembersAnnouncers(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	tr.receivedInv(outA, wtx(1), true, t0)
 	tr.receivedInv(outA, wtx(2), true, t0)
 	tr.receivedInv(outB, wtx(1), true, t0)
@@ -102,7 +110,7 @@ func TestTxReqRemembersAnnouncers(t *testing.T) {
 // A non-preferred announcer waits NONPREF_PEER_TX_DELAY; a preferred
 // one announcing within that time is asked instead.
 func TestTxReqPreferredFirst(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	tr.receivedInv(inC, wtx(1), true, t0)
 	wantDue(t, tr, 3, t0)
 	tr.receivedInv(outA, wtx(1), true, t0.Add(time.Second))
@@ -117,7 +125,7 @@ func TestTxReqPreferredFirst(t *testing.T) {
 
 // Txid announcements wait TXID_RELAY_DELAY while wtxid peers exist.
 func TestTxReqTxidDelay(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	tr.receivedInv(outA, txid(1), true, t0)
 	tr.receivedInv(outA, txid(2), false, t0)
 	wantDue(t, tr, 1, t0, hashN(2))
@@ -134,7 +142,7 @@ func TestTxReqTxidDelay(t *testing.T) {
 // the relay permission.
 func TestTxReqOverloaded(t *testing.T) {
 	for _, relay := range []bool{false, true} {
-		tr := newTxRequestTracker()
+		tr := newOrderedTracker()
 		a := announcer{id: 1, preferred: true, relayPerm: relay}
 		for i := uint64(0); i < maxPeerTxRequestInFlight; i++ {
 			tr.receivedInv(a, wtx(i), true, t0)
@@ -158,7 +166,7 @@ func TestTxReqOverloaded(t *testing.T) {
 // An unanswered request expires after GETDATA_TX_INTERVAL and moves to
 // the next announcer; the silent one is not asked again.
 func TestTxReqTimeout(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	tr.receivedInv(outA, wtx(1), true, t0)
 	tr.receivedInv(outB, wtx(1), true, t0)
 	wantDue(t, tr, 1, t0, hashN(1))
@@ -186,7 +194,7 @@ func TestTxReqTimeout(t *testing.T) {
 
 // A notfound moves the request on at once.
 func TestTxReqNotFound(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	tr.receivedInv(outA, wtx(1), true, t0)
 	tr.receivedInv(outB, wtx(1), true, t0)
 	wantDue(t, tr, 1, t0, hashN(1))
@@ -205,7 +213,7 @@ func TestTxReqNotFound(t *testing.T) {
 
 // Arrival (or knowing the transaction already) forgets every announcer.
 func TestTxReqForget(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	tr.receivedInv(outA, wtx(1), true, t0)
 	tr.receivedInv(outB, wtx(1), true, t0)
 	tr.receivedInv(inC, wtx(1), true, t0)
@@ -221,7 +229,7 @@ func TestTxReqForget(t *testing.T) {
 
 // A departing peer's requests move to other announcers at once.
 func TestTxReqDisconnect(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	tr.receivedInv(outA, wtx(1), true, t0)
 	tr.receivedInv(outA, wtx(2), true, t0)
 	tr.receivedInv(outB, wtx(1), true, t0)
@@ -238,7 +246,7 @@ func TestTxReqDisconnect(t *testing.T) {
 
 // MAX_PEER_TX_ANNOUNCEMENTS caps a peer without the relay permission.
 func TestTxReqAnnouncementCap(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	relay := announcer{id: 4, preferred: true, relayPerm: true}
 	for i := uint64(0); i < maxPeerTxAnnouncements+10; i++ {
 		tr.receivedInv(outA, wtx(i), true, t0)
@@ -255,7 +263,7 @@ func TestTxReqAnnouncementCap(t *testing.T) {
 // A peer announcing 100,000 transactions fills only its own share: the
 // request another peer holds, and its other announcements, stay.
 func TestTxReqFloodDoesNotEvict(t *testing.T) {
-	tr := newTxRequestTracker()
+	tr := newOrderedTracker()
 	tr.receivedInv(outA, wtx(1), true, t0)
 	tr.receivedInv(outA, wtx(2), true, t0)
 	wantDue(t, tr, 1, t0, hashN(1), hashN(2))
@@ -275,4 +283,23 @@ func TestTxReqFloodDoesNotEvict(t *testing.T) {
 	if tr.size() != maxPeerTxAnnouncements+2 {
 		t.Fatalf("size %d", tr.size())
 	}
+}
+
+// TestTxReqPrioritySalted: among equally preferred announcers that are
+// ready at once, which one is asked depends on a salted hash of the
+// transaction and the peer, not on who announced first.
+func TestTxReqPrioritySalted(t *testing.T) {
+	tr := newTxRequestTracker()
+	now := time.Unix(1_700_000_000, 0)
+	const n = 64
+	for i := uint64(0); i < n; i++ {
+		tr.receivedInv(announcer{id: 1, preferred: true}, wtx(i), true, now)
+		tr.receivedInv(announcer{id: 2, preferred: true}, wtx(i), true, now)
+	}
+	first := len(due(tr, 1, now))
+	second := len(due(tr, 2, now))
+	if first+second != n || first == 0 || second == 0 {
+		t.Fatalf("peer 1 best for %d, peer 2 for %d of %d transactions", first, second, n)
+	}
+	checkCounts(t, tr)
 }
