@@ -438,32 +438,30 @@ func (p *Pool) Orphans() []OrphanInfo {
 }
 
 // AddOrphanAnnouncer records that peer announced the orphan whose txid or
-// wtxid is h (an inv for a transaction already held), and reports whether
-// such an orphan exists. Peers that announce it may be asked for its
-// parents too.
-func (p *Pool) AddOrphanAnnouncer(h wire.Hash, peer PeerID) bool {
+// wtxid is h (an inv for a transaction already held). It returns the
+// orphan, nil when there is none, and whether peer is a new announcer of
+// it: a new announcer may be asked for the orphan's missing parents too
+// (Core's orphan resolution candidates).
+func (p *Pool) AddOrphanAnnouncer(h wire.Hash, peer PeerID) (*wire.MsgTx, bool) {
 	// Announcements are frequent and orphans rare: look without the
 	// write lock first.
 	p.mu.RLock()
 	empty := len(p.orphans.byID) == 0
 	p.mu.RUnlock()
 	if empty {
-		return false
+		return nil, false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if or := p.orphans.byID[h]; or != nil {
-		or.addAnnouncer(peer)
-		return true
+		return or.tx, or.addAnnouncer(peer)
 	}
 	for _, or := range p.orphans.byID {
-		if or.txid != h && or.wtxid != h {
-			continue
+		if or.txid == h || or.wtxid == h {
+			return or.tx, or.addAnnouncer(peer)
 		}
-		or.addAnnouncer(peer)
-		return true
 	}
-	return false
+	return nil, false
 }
 
 // announcedBy reports whether peer sent or announced the orphan.
@@ -476,13 +474,12 @@ func (or *orphan) announcedBy(peer PeerID) bool {
 	return false
 }
 
-func (or *orphan) addAnnouncer(peer PeerID) {
-	for _, f := range or.from {
-		if f == peer {
-			return
-		}
+// addAnnouncer adds peer to the orphan's announcers and reports whether
+// it was not one yet and there was room for it.
+func (or *orphan) addAnnouncer(peer PeerID) bool {
+	if or.announcedBy(peer) || len(or.from) >= maxOrphanAnnouncers {
+		return false
 	}
-	if len(or.from) < maxOrphanAnnouncers {
-		or.from = append(or.from, peer)
-	}
+	or.from = append(or.from, peer)
+	return true
 }

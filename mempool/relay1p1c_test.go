@@ -77,10 +77,16 @@ func TestOrphanListing(t *testing.T) {
 	parent := spend([]wire.OutPoint{h.coin(100_000)}, 99_000)
 	child := spend([]wire.OutPoint{outpoint(parent, 0)}, 98_000)
 	h.pool.ProcessTransaction(child, 6, true)
-	if !h.pool.AddOrphanAnnouncer(child.WitnessHash(), 9) || !h.pool.AddOrphanAnnouncer(child.TxHash(), 9) {
-		t.Fatal("announcer")
+	if tx, added := h.pool.AddOrphanAnnouncer(child.WitnessHash(), 9); tx != child || !added {
+		t.Fatal("announcer by wtxid")
 	}
-	if h.pool.AddOrphanAnnouncer(parent.TxHash(), 9) {
+	if tx, added := h.pool.AddOrphanAnnouncer(child.TxHash(), 9); tx != child || added {
+		t.Fatal("second announcement by txid counted as a new announcer")
+	}
+	if tx, added := h.pool.AddOrphanAnnouncer(child.TxHash(), 6); tx != child || added {
+		t.Fatal("the sender counted as a new announcer")
+	}
+	if tx, _ := h.pool.AddOrphanAnnouncer(parent.TxHash(), 9); tx != nil {
 		t.Fatal("not an orphan")
 	}
 	list := h.pool.Orphans()

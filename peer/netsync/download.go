@@ -36,6 +36,7 @@ func (m *Manager) loop() {
 		case <-clockSet:
 			clockSet = clock.Changed()
 			m.checkStalls(clock.Now())
+			m.txRequestTick(clock.Now())
 		case be := <-m.blocks:
 			m.handleBlock(be)
 		case ev := <-m.events:

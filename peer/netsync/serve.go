@@ -2,6 +2,7 @@ package netsync
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/btcnode/btcd/internal/clock"
@@ -37,13 +38,46 @@ func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
 			continue
 		}
 		// An announced orphan we hold gains the peer as a source to ask
-		// for its missing parents (Core's orphanage).
-		if m.pool.AddOrphanAnnouncer(iv.Hash, poolPeerID(p)) || m.haveTx(gtx) {
+		// for its missing parents (Core's orphan resolution candidate).
+		if orphan, added := m.pool.AddOrphanAnnouncer(iv.Hash, poolPeerID(p)); orphan != nil {
+			if added && m.requestParents(p, a, orphan, wtxidPeers, now) {
+				m.log.Debugf("added peer=%d as a candidate for resolving orphan %v", p.ID(), orphan.WitnessHash())
+			}
+			continue
+		}
+		if m.haveTx(gtx, true) {
 			continue
 		}
 		m.txreq.receivedInv(a, gtx, wtxidPeers, now)
 	}
 	m.sendTxRequests(p, now)
+}
+
+// requestParents enters the missing parents of an orphan into the
+// request tracker as announced by p, by txid, so they are requested like
+// any announced transaction: from p after the usual delays, and from
+// the orphan's next announcer when p does not answer. As in Core, a
+// parent refused only for its fee rate is still wanted (with this child
+// it may pass as a package), and a peer that cannot take all of them
+// under its announcement cap is not asked for any. It reports whether
+// any parent was entered. txReqMu must be held.
+func (m *Manager) requestParents(p *peer.Peer, a announcer, orphan *wire.MsgTx, wtxidPeers bool, now time.Time) bool {
+	var parents []wire.Hash
+	for i := range orphan.TxIn {
+		h := orphan.TxIn[i].PreviousOutPoint.Hash
+		if slices.Contains(parents, h) || m.pool.HaveOrphan(h) || m.haveTx(genTxID{hash: h}, false) {
+			continue
+		}
+		parents = append(parents, h)
+	}
+	if len(parents) == 0 || (!a.relayPerm && m.txreq.count(p.ID())+len(parents) > maxPeerTxAnnouncements) {
+		return false
+	}
+	entered := false
+	for _, h := range parents {
+		entered = m.txreq.receivedInv(a, genTxID{hash: h}, wtxidPeers, now) || entered
+	}
+	return entered
 }
 
 // txAnnouncer describes p to the request tracker. As in Core, outbound
@@ -55,12 +89,24 @@ func txAnnouncer(p *peer.Peer) announcer {
 }
 
 // haveTx reports a transaction not worth fetching: in the pool, or
-// refused.
-func (m *Manager) haveTx(gtx genTxID) bool {
+// refused. A transaction refused only for its fee rate counts when
+// reconsiderable is set: as in Core, such a transaction is not taken
+// from announcements again, but is still fetched as an orphan's parent,
+// which the orphan may pay for.
+func (m *Manager) haveTx(gtx genTxID, reconsiderable bool) bool {
+	var inPool bool
 	if gtx.wtxid {
-		return m.pool.HasWTxID(gtx.hash) || m.isRejected(gtx.hash)
+		inPool = m.pool.HasWTxID(gtx.hash)
+	} else {
+		inPool = m.pool.Has(gtx.hash)
 	}
-	return m.pool.Has(gtx.hash) || m.isRejected(gtx.hash)
+	if inPool {
+		return true
+	}
+	if reconsiderable {
+		return m.isRejected(gtx.hash)
+	}
+	return m.rejectedForGood(gtx.hash)
 }
 
 // sendTxRequests sends p one getdata for the transactions the tracker
@@ -75,7 +121,7 @@ func (m *Manager) sendTxRequests(p *peer.Peer, now time.Time) {
 	}
 	var want []wire.InvVect
 	for _, gtx := range due {
-		if m.haveTx(gtx) {
+		if m.haveTx(gtx, false) {
 			m.txreq.forget(gtx.hash)
 			continue
 		}
@@ -211,19 +257,14 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 		// bitcoind logs an orphan as not accepted too (its state is
 		// missing inputs) before keeping it.
 		m.log.Debugf("%v (wtxid=%v) from peer=%d was not accepted: %s", txid, wtxid, p.ID(), mempool.ReasonMissingInputs)
-		// Ask the sender for the parents it must have had, even one
-		// refused for its fee rate alone: with this child it may pass
-		// as a package (Core's opportunistic 1p1c relay).
-		var want []wire.InvVect
-		for i := range tx.TxIn {
-			h := tx.TxIn[i].PreviousOutPoint.Hash
-			if !m.pool.Has(h) && !m.pool.HaveOrphan(h) && !m.rejectedForGood(h) {
-				want = append(want, wire.InvVect{Type: wire.InvTypeWitnessTx, Hash: h})
-			}
-		}
-		if len(want) > 0 {
-			p.QueueMessage(&wire.MsgGetData{InvList: want}, nil)
-		}
+		// The sender must have had the parents: they are requested from
+		// it through the tracker, so another announcer of this orphan is
+		// asked when it does not answer.
+		now := clock.Now()
+		m.txReqMu.Lock()
+		m.requestParents(p, txAnnouncer(p), tx, m.wtxidPeers.Load() > 0, now)
+		m.sendTxRequests(p, now)
+		m.txReqMu.Unlock()
 		return
 	}
 	if err == nil {

@@ -183,3 +183,37 @@ func TestTxAnnouncementFloodKeepsOtherRequests(t *testing.T) {
 		t.Fatalf("flooding peer holds %d announcements", cnt)
 	}
 }
+
+// An orphan's parent is requested through the tracker: its sender is
+// asked first, and when it does not answer within GETDATA_TX_INTERVAL,
+// a peer that announced the orphan since is asked, and the parent and
+// then the orphan enter the pool.
+func TestOrphanParentFromNextAnnouncerAfterTimeout(t *testing.T) {
+	n, pool, parent := txDownloadNode(t)
+	child := &wire.MsgTx{Version: 2,
+		TxIn:  []wire.TxIn{{PreviousOutPoint: wire.OutPoint{Hash: parent.TxHash()}, Sequence: wire.MaxTxInSequenceNum}},
+		TxOut: []wire.TxOut{{Value: parent.TxOut[0].Value - 10_000, PkScript: opTrue}}}
+	start := time.Now().Unix()
+	clock.SetMock(start)
+	t.Cleanup(func() { clock.SetMock(0) })
+
+	sender, _, senderLog := fakeTxPeer(t, n, nil)
+	other, _, otherLog := fakeTxPeer(t, n, parent)
+	sender.QueueMessage(child, nil)
+	waitCond(t, 10*time.Second, "orphan kept", func() bool { return pool.HaveOrphan(child.TxHash()) })
+	other.QueueMessage(&wire.MsgInv{InvList: []wire.InvVect{{Type: wire.InvTypeWTx, Hash: child.WitnessHash()}}}, nil)
+	// Past any txid-relay delay: the sender is asked, the other not.
+	clock.SetMock(start + int64((txidRelayDelay+nonPrefPeerTxDelay)/time.Second))
+	waitCond(t, 10*time.Second, "sender asked for the parent", func() bool { return senderLog.count(parent.TxHash()) == 1 })
+	time.Sleep(4 * checkInterval)
+	if otherLog.count(parent.TxHash()) != 0 || otherLog.count(child.WitnessHash()) != 0 {
+		t.Fatal("orphan announcer asked while the sender's request is outstanding")
+	}
+	clock.SetMock(start + int64((txidRelayDelay+nonPrefPeerTxDelay+txGetDataInterval)/time.Second))
+	waitCond(t, 10*time.Second, "parent and orphan in the pool", func() bool {
+		return pool.Has(parent.TxHash()) && pool.Has(child.TxHash())
+	})
+	if otherLog.count(parent.TxHash()) != 1 || senderLog.count(parent.TxHash()) != 1 {
+		t.Fatalf("parent asked of sender %d, of the other %d times", senderLog.count(parent.TxHash()), otherLog.count(parent.TxHash()))
+	}
+}
