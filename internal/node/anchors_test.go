@@ -2,7 +2,6 @@ package node
 
 import (
 	"net"
-	"net/netip"
 	"os"
 	"testing"
 	"time"
@@ -20,20 +19,8 @@ func TestAnchorsDumpAndReconnect(t *testing.T) {
 	cfg := n.s.peerCfg
 	cfg.Listeners = peer.MessageListeners{}
 	handshake := func(remote string, typ peer.ConnType) *serverPeer {
-		c1, c2 := net.Pipe()
-		t.Cleanup(func() { c2.Close() })
-		p := peer.NewOutbound(&cfg, c1, remote)
-		p.SetConnType(typ)
-		p.Start()
-		t.Cleanup(func() { p.Disconnect(); <-p.Done() })
-		r := &netPeer{conn: c2, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 64)}
-		go r.readLoop()
-		r.next(t, 5*time.Second, "version", func(m wire.Message) bool { _, ok := m.(*wire.MsgVersion); return ok })
-		r.send(t, netPeerVersion(n, netip.MustParseAddrPort("5.6.7.8:50000")))
-		r.send(t, &wire.MsgVerAck{})
-		if !p.WaitForHandshake() {
-			t.Fatalf("handshake with %s: %v", remote, p.Err())
-		}
+		p, stop := pipeHandshake(t, n, &cfg, remote, typ)
+		t.Cleanup(stop)
 		return &serverPeer{Peer: p}
 	}
 	block := handshake("127.0.0.1:4660", peer.ConnBlockRelay)

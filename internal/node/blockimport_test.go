@@ -42,16 +42,8 @@ func TestLoadBlockAndReindex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig([]string{"--regtest", "--appdata=" + dataDir, "--datadir=" + filepath.Join(dataDir, "data"),
-		"--nolisten", "--norpc", "--reindex", "--blocksxor"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
+	s := startServer(t, "--regtest", "--appdata="+dataDir, "--datadir="+filepath.Join(dataDir, "data"),
+		"--nolisten", "--norpc", "--reindex", "--blocksxor")
 	defer s.Stop()
 	r := &testNode{s: s}
 	waitFor(t, 60e9, "reindex", func() bool { return s.chain.BestSnapshot().Hash == want.Hash })

@@ -28,9 +28,7 @@ type indexTxOutSet struct {
 func (n *testNode) indexInfo(t *testing.T, params ...any) indexTxOutSet {
 	t.Helper()
 	var out indexTxOutSet
-	if err := json.Unmarshal(n.must(t, "gettxoutsetinfo", params...), &out); err != nil {
-		t.Fatal(err)
-	}
+	n.mustInto(t, &out, "gettxoutsetinfo", params...)
 	return out
 }
 
@@ -58,14 +56,7 @@ func (n *testNode) mineWithCoinbase(t *testing.T, txs []*wire.MsgTx, unclaimed i
 		t.Fatal(err)
 	}
 	blk.Transactions[0].TxOut[0].Value -= unclaimed
-	blk.ClearHashCache()
-	blk.Header.MerkleRoot, _ = blk.MerkleRoot()
-	if !solveBlock(&blk.Header, defaultMaxTries) {
-		t.Fatal("no nonce")
-	}
-	if err := n.s.submitMined(blk); err != nil {
-		t.Fatal(err)
-	}
+	n.submitBuilt(t, blk)
 	return blk.BlockHash()
 }
 
@@ -242,16 +233,7 @@ func TestCoinStatsIndexRestartAndReindex(t *testing.T) {
 	args := []string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--norpc", "--coinstatsindex"}
 	start := func(extra ...string) *server {
 		t.Helper()
-		cfg, err := loadConfig(append(append([]string(nil), args...), extra...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := newServer(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Start()
-		return s
+		return startServer(t, append(append([]string(nil), args...), extra...)...)
 	}
 	stats := func(s *server, height int32) *rpc.TxOutSetInfo {
 		t.Helper()
@@ -293,15 +275,7 @@ func TestCoinStatsIndexRestartAndReindex(t *testing.T) {
 func TestCoinStatsIndexPrunedDataRefused(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--norpc", "--fastprune", "--prune=1"}
-	cfg, err := loadConfig(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
+	s := startServer(t, args...)
 	(&testNode{s: s}).mine(t, 700)
 	if _, err := s.pruneBlockchain(400); err != nil {
 		t.Fatal(err)
@@ -311,7 +285,7 @@ func TestCoinStatsIndexPrunedDataRefused(t *testing.T) {
 	if pruned <= 1 {
 		t.Fatalf("nothing pruned (prune height %d)", pruned)
 	}
-	cfg, _ = loadConfig(append(args, "--coinstatsindex"))
+	cfg, _ := loadConfig(append(args, "--coinstatsindex"))
 	if _, err := newServer(cfg); err == nil || !strings.Contains(err.Error(),
 		"coinstatsindex best block of the index goes beyond pruned data. Please disable the index or reindex") {
 		t.Fatalf("start with the index over pruned blocks: %v", err)
@@ -324,12 +298,8 @@ func TestCoinStatsIndexPrunedDataRefused(t *testing.T) {
 func TestCoinStatsIndexForgottenBlock(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--norpc", "--coinstatsindex"}
-	cfg, _ := loadConfig(args)
-	s, err := newServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
+	s := startServer(t, args...)
+	cfg := s.cfg
 	(&testNode{s: s}).mine(t, 8)
 	waitFor(t, 10*time.Second, "index at 8", func() bool { _, h := s.coinStats.idx.Tip(); return h == 8 })
 	tip := s.chain.BestSnapshot().Hash
@@ -352,13 +322,8 @@ func TestCoinStatsIndexForgottenBlock(t *testing.T) {
 	}
 	idx.Close()
 
-	cfg, _ = loadConfig(args)
-	s, err = newServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = startServer(t, args...)
 	defer s.Stop()
-	s.Start()
 	waitFor(t, 10*time.Second, "index rebuilt", func() bool {
 		h, _ := s.coinStats.idx.Tip()
 		return h == tip && s.coinStats.synced.Load()

@@ -150,14 +150,9 @@ type rawPeer struct {
 
 func dialRawPeer(t *testing.T, n *testNode) *rawPeer {
 	t.Helper()
-	to := n.s.p2pAddr()
-	c, err := net.DialTimeout("tcp", to, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := dialP2P(t, n)
 	p := &rawPeer{c: c, net: n.s.cfg.params.Net}
-	ap := netip.MustParseAddrPort(to)
+	ap := netip.MustParseAddrPort(c.RemoteAddr().String())
 	p.send(t, &wire.MsgVersion{
 		ProtocolVersion: int32(wire.ProtocolVersion),
 		Services:        wire.SFNodeWitness,
@@ -332,16 +327,7 @@ func TestBlockFilterIndexReorgAndRestart(t *testing.T) {
 	dir := t.TempDir()
 	base := []string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--norpc"}
 	start := func(extra ...string) *server {
-		cfg, err := loadConfig(append(append([]string{}, base...), extra...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := newServer(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Start()
-		return s
+		return startServer(t, append(append([]string{}, base...), extra...)...)
 	}
 	s := start("--blockfilterindex")
 	n := &testNode{s: s}

@@ -306,15 +306,7 @@ func TestMempoolPersistSignedRestart(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--norpc", "--persistmempool"}
 	start := func() *server {
-		cfg, err := loadConfig(args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := newServer(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Start()
+		s := startServer(t, args...)
 		// mempool.dat is read once block import is done.
 		waitFor(t, 10*time.Second, "mempool loaded", s.mempoolLoaded.Load)
 		return s

@@ -93,18 +93,50 @@ func netPeerVersion(n *testNode, you netip.AddrPort) *wire.MsgVersion {
 	}
 }
 
-// dialNetPeer connects to the node's P2P port and completes the handshake;
-// the returned peer's msgs carry everything the node sends afterwards.
-func dialNetPeer(t *testing.T, n *testNode) *netPeer {
+// dialP2P opens a TCP connection to the node's P2P port, closed when the
+// test ends.
+func dialP2P(t *testing.T, n *testNode) net.Conn {
 	t.Helper()
-	to := n.s.p2pAddr()
-	c, err := net.DialTimeout("tcp", to, 5*time.Second)
+	c, err := net.DialTimeout("tcp", n.s.p2pAddr(), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// pipeHandshake runs an outbound peer of the node (built from cfg, of
+// connection type typ, or the default for "") over an in-memory pipe to
+// a hand-driven remote claiming to be remote, and returns it once the
+// handshake is done with a function that disconnects both ends.
+func pipeHandshake(t *testing.T, n *testNode, cfg *peer.Config, remote string, typ peer.ConnType) (*peer.Peer, func()) {
+	t.Helper()
+	c1, c2 := net.Pipe()
+	p := peer.NewOutbound(cfg, c1, remote)
+	if typ != "" {
+		p.SetConnType(typ)
+	}
+	p.Start()
+	stop := func() { p.Disconnect(); <-p.Done(); c2.Close() }
+	r := &netPeer{conn: c2, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 64)}
+	go r.readLoop()
+	r.next(t, 5*time.Second, "version", func(m wire.Message) bool { _, ok := m.(*wire.MsgVersion); return ok })
+	r.send(t, netPeerVersion(n, netip.MustParseAddrPort("5.6.7.8:50000")))
+	r.send(t, &wire.MsgVerAck{})
+	if !p.WaitForHandshake() {
+		stop()
+		t.Fatalf("handshake with %s: %v", remote, p.Err())
+	}
+	return p, stop
+}
+
+// dialNetPeer connects to the node's P2P port and completes the handshake;
+// the returned peer's msgs carry everything the node sends afterwards.
+func dialNetPeer(t *testing.T, n *testNode) *netPeer {
+	t.Helper()
+	c := dialP2P(t, n)
 	r := &netPeer{conn: c, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 256)}
-	r.send(t, netPeerVersion(n, netip.MustParseAddrPort(to)))
+	r.send(t, netPeerVersion(n, netip.MustParseAddrPort(c.RemoteAddr().String())))
 	go r.readLoop()
 	r.next(t, 10*time.Second, "verack", func(m wire.Message) bool { _, ok := m.(*wire.MsgVerAck); return ok })
 	r.send(t, &wire.MsgVerAck{})
@@ -116,14 +148,9 @@ func dialNetPeer(t *testing.T, n *testNode) *netPeer {
 // messages.
 func dialRelayPeer(t *testing.T, n *testNode) *netPeer {
 	t.Helper()
-	to := n.s.p2pAddr()
-	c, err := net.DialTimeout("tcp", to, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := dialP2P(t, n)
 	r := &netPeer{conn: c, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 1024), relay: true}
-	r.send(t, netPeerVersion(n, netip.MustParseAddrPort(to)))
+	r.send(t, netPeerVersion(n, netip.MustParseAddrPort(c.RemoteAddr().String())))
 	r.send(t, &wire.MsgWtxidRelay{})
 	go r.readLoop()
 	r.next(t, 10*time.Second, "verack", func(m wire.Message) bool { _, ok := m.(*wire.MsgVerAck); return ok })
@@ -379,11 +406,7 @@ func TestNetInboundAllProtected(t *testing.T) {
 		t.Fatalf("inbound limit %d, want 3", limit)
 	}
 	old := fillInbound(t, n, limit)
-	c, err := net.DialTimeout("tcp", n.s.p2pAddr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialP2P(t, n)
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var b [1]byte
 	if _, err := c.Read(b[:]); err == nil {
@@ -443,19 +466,8 @@ func TestNetLocalAddressDiscovery(t *testing.T) {
 	cfg.Listeners = peer.MessageListeners{OnVerAck: n.s.noteSeenAs}
 	cfg.LocalAddress = nil
 	connect := func(remote string) {
-		c1, c2 := net.Pipe()
-		defer c2.Close()
-		p := peer.NewOutbound(&cfg, c1, remote)
-		p.Start()
-		defer func() { p.Disconnect(); <-p.Done() }()
-		r := &netPeer{conn: c2, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 64)}
-		go r.readLoop()
-		r.next(t, 5*time.Second, "version", func(m wire.Message) bool { _, ok := m.(*wire.MsgVersion); return ok })
-		r.send(t, netPeerVersion(n, netip.MustParseAddrPort("5.6.7.8:50000")))
-		r.send(t, &wire.MsgVerAck{})
-		if !p.WaitForHandshake() {
-			t.Fatalf("handshake with %s: %v", remote, p.Err())
-		}
+		_, stop := pipeHandshake(t, n, &cfg, remote, "")
+		stop()
 	}
 	has := func() bool {
 		for _, la := range n.s.addrs.LocalAddresses() {

@@ -102,6 +102,15 @@ func (n *testNode) must(t *testing.T, method string, params ...any) json.RawMess
 	return res
 }
 
+// mustInto calls method, fails the test on an RPC error, and decodes the
+// result into out.
+func (n *testNode) mustInto(t *testing.T, out any, method string, params ...any) {
+	t.Helper()
+	if err := json.Unmarshal(n.must(t, method, params...), out); err != nil {
+		t.Fatalf("%s%v: %v", method, params, err)
+	}
+}
+
 func unquote(t *testing.T, raw json.RawMessage) string {
 	t.Helper()
 	var s string

@@ -152,17 +152,9 @@ func gbCoinbase(t *testing.T, n *testNode, hash string) string {
 // the data directory, which authenticates.
 func TestRPCCookieAuth(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := loadConfig([]string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--rpclisten=127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
+	s := startServer(t, "--regtest", "--appdata="+dir, "--datadir="+dir, "--nolisten", "--rpclisten=127.0.0.1:0")
 	defer s.Stop()
-	b, err := os.ReadFile(filepath.Join(cfg.DataDir, ".cookie"))
+	b, err := os.ReadFile(filepath.Join(s.cfg.DataDir, ".cookie"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,9 +28,7 @@ type dumpResult struct {
 func (n *testNode) dump(t *testing.T, params ...any) dumpResult {
 	t.Helper()
 	var r dumpResult
-	if err := json.Unmarshal(n.must(t, "dumptxoutset", params...), &r); err != nil {
-		t.Fatal(err)
-	}
+	n.mustInto(t, &r, "dumptxoutset", params...)
 	return r
 }
 
@@ -64,14 +61,7 @@ func (n *testNode) mineCoreStyle(t *testing.T, count int, pkScript []byte) {
 		root := blk.WitnessMerkleRoot()
 		commit := blockchain.WitnessCommitment(&root, cb.TxIn[0].Witness[0])
 		cb.TxOut = append(cb.TxOut, wire.TxOut{PkScript: blockchain.AppendWitnessCommitmentScript(nil, &commit)})
-		blk.ClearHashCache()
-		blk.Header.MerkleRoot, _ = blk.MerkleRoot()
-		if !solveBlock(&blk.Header, defaultMaxTries) {
-			t.Fatal("no nonce")
-		}
-		if err := n.s.submitMined(blk); err != nil {
-			t.Fatal(err)
-		}
+		n.submitBuilt(t, blk)
 	}
 }
 
@@ -136,23 +126,11 @@ func TestDumpTxOutSetErrors(t *testing.T) {
 // namedCall sends a JSON-RPC request with named parameters.
 func (n *testNode) namedCall(t *testing.T, method string, params map[string]any) (json.RawMessage, string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "1.0", "id": 1, "method": method, "params": params})
-	req, _ := http.NewRequest("POST", "http://"+n.s.rpcAddr(), bytes.NewReader(body))
-	req.SetBasicAuth("u", "p")
-	_, _, raw := doHTTP(t, req)
-	var out struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
+	res, rerr := n.rpcPost(t, method, params)
+	if rerr != nil {
+		return nil, rerr.Message
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatal(err)
-	}
-	if out.Error != nil {
-		return nil, out.Error.Message
-	}
-	return out.Result, ""
+	return res, ""
 }
 
 // TestDumpTxOutSetRollback checks a dump at an earlier height: the

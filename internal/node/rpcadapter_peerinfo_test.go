@@ -38,11 +38,7 @@ func TestPeerInfoAddrRelayEnabled(t *testing.T) {
 // version 0, heights -1 and never-sent times 0.
 func TestPeerInfoBeforeVersion(t *testing.T) {
 	n := newTestNode(t)
-	c, err := net.DialTimeout("tcp", n.s.p2pAddr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	dialP2P(t, n)
 	type info struct {
 		Version        int   `json:"version"`
 		StartingHeight int   `json:"startingheight"`

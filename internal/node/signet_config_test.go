@@ -37,17 +37,9 @@ func TestSignetChallenge(t *testing.T) {
 // custom signet's challenge as signet_challenge.
 func TestSignetChallengeReported(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := loadConfig([]string{"--signet", "--signetchallenge=51", "--appdata=" + dir,
-		"--datadir=" + filepath.Join(dir, "data"), "--logdir=" + filepath.Join(dir, "logs"),
-		"--listen=127.0.0.1:0", "--rpclisten=127.0.0.1:0", "--rpcuser=u", "--rpcpass=p", "--nodnsseed"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
+	s := startServer(t, "--signet", "--signetchallenge=51", "--appdata="+dir,
+		"--datadir="+filepath.Join(dir, "data"), "--logdir="+filepath.Join(dir, "logs"),
+		"--listen=127.0.0.1:0", "--rpclisten=127.0.0.1:0", "--rpcuser=u", "--rpcpass=p", "--nodnsseed")
 	t.Cleanup(s.Stop)
 	n := &testNode{s: s, dir: dir, t: t}
 	for _, method := range []string{"getblockchaininfo", "getmininginfo"} {

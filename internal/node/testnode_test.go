@@ -39,7 +39,21 @@ func newTestNode(t testing.TB, extra ...string) *testNode {
 		"--logdir=" + filepath.Join(dir, "logs"), "--listen=127.0.0.1:0", "--rpclisten=127.0.0.1:0",
 		"--rpcuser=u", "--rpcpass=p", "--utxocachemaxsize=64", "--nodnsseed",
 	}
-	cfg, err := loadConfig(append(args, extra...))
+	s := startServer(t, append(args, extra...)...)
+	n := &testNode{s: s, dir: dir}
+	if tt, ok := t.(*testing.T); ok {
+		n.t = tt
+	}
+	t.Cleanup(func() { s.Stop() })
+	return n
+}
+
+// startServer loads args as the daemon's command line, opens the server
+// and starts it; the caller stops it (tests that restart a node on the
+// same data directory need that control, so there is no cleanup here).
+func startServer(t testing.TB, args ...string) *server {
+	t.Helper()
+	cfg, err := loadConfig(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,12 +62,7 @@ func newTestNode(t testing.TB, extra ...string) *testNode {
 		t.Fatal(err)
 	}
 	s.Start()
-	n := &testNode{s: s, dir: dir}
-	if tt, ok := t.(*testing.T); ok {
-		n.t = tt
-	}
-	t.Cleanup(func() { s.Stop() })
-	return n
+	return s
 }
 
 // opTrueScript is P2WSH(OP_TRUE): a standard output anyone can spend with
@@ -89,8 +98,22 @@ func (n *testNode) mineTo(t testing.TB, count int, script []byte) []wire.Hash {
 	return hs
 }
 
-// spendable returns the mature coinbase outputs of the main chain paying
-// to opTrueScript, oldest first, starting at height from.
+// submitBuilt finishes a block a test has edited after building it (its
+// merkle root recomputed, its header solved) and submits it as mined.
+func (n *testNode) submitBuilt(t testing.TB, blk *wire.MsgBlock) {
+	t.Helper()
+	blk.ClearHashCache()
+	blk.Header.MerkleRoot, _ = blk.MerkleRoot()
+	if !solveBlock(&blk.Header, defaultMaxTries) {
+		t.Fatal("no nonce")
+	}
+	if err := n.s.submitMined(blk); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// coinbaseOut returns the first output of the main chain's coinbase at
+// height and its value.
 func (n *testNode) coinbaseOut(t testing.TB, height int32) (wire.OutPoint, int64) {
 	t.Helper()
 	h, ok := n.s.chain.BlockHashByHeight(height)
@@ -155,25 +178,32 @@ func sameTip(t testing.TB, timeout time.Duration, a, b *testNode) {
 	})
 }
 
-// rpcCall performs one JSON-RPC call over HTTP.
-func (n *testNode) rpcCall(t testing.TB, method string, params ...any) (json.RawMessage, *struct {
+// rpcError is the error member of a JSON-RPC reply.
+type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
-}) {
+}
+
+// rpcCall performs one JSON-RPC call over HTTP with positional params.
+func (n *testNode) rpcCall(t testing.TB, method string, params ...any) (json.RawMessage, *rpcError) {
 	t.Helper()
 	if params == nil {
 		params = []any{}
 	}
+	return n.rpcPost(t, method, params)
+}
+
+// rpcPost sends one JSON-RPC 1.0 request whose params are a list or, for
+// named arguments, an object.
+func (n *testNode) rpcPost(t testing.TB, method string, params any) (json.RawMessage, *rpcError) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "1.0", "id": 1, "method": method, "params": params})
 	req, _ := http.NewRequest("POST", "http://"+n.s.rpcAddr(), bytes.NewReader(body))
 	req.SetBasicAuth("u", "p")
 	_, _, raw := doHTTP(t, req)
 	var out struct {
 		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+		Error  *rpcError       `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatalf("%s: bad response %q: %v", method, raw, err)
@@ -197,37 +227,21 @@ func TestServerBindFailure(t *testing.T) {
 		t.Fatal("binding a used port succeeded")
 	}
 	// The databases were closed again: a second server can open them.
-	cfg2, _ := loadConfig([]string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--norpc"})
-	s, err := newServer(cfg2)
-	if err != nil {
-		t.Fatalf("reopening after failed start: %v", err)
-	}
-	s.Start()
-	s.Stop()
+	startServer(t, "--regtest", "--appdata="+dir, "--datadir="+dir, "--nolisten", "--norpc").Stop()
 }
 
 func TestServerRestartKeepsChain(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--norpc", "--persistmempool"}
-	cfg, _ := loadConfig(args)
-	s, err := newServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
+	s := startServer(t, args...)
 	n := &testNode{s: s}
 	n.mine(t, 105)
 	n.addTxs(t, 1, 3)
 	tip := s.chain.BestSnapshot().Hash
 	s.Stop()
 
-	cfg, _ = loadConfig(args)
-	s, err = newServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = startServer(t, args...)
 	defer s.Stop()
-	s.Start()
 	waitFor(t, 10*time.Second, "mempool loaded", s.mempoolLoaded.Load)
 	if got := s.chain.BestSnapshot().Hash; got != tip {
 		t.Fatalf("tip after restart %v, want %v", got, tip)

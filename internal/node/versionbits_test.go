@@ -157,12 +157,7 @@ func TestUnknownRulesWarnings(t *testing.T) {
 			t.Fatal(err)
 		}
 		blk.Header.Version = 0x20000000 | 1<<27
-		if !solveBlock(&blk.Header, defaultMaxTries) {
-			t.Fatal("unsolved")
-		}
-		if err := n.s.submitMined(blk); err != nil {
-			t.Fatal(err)
-		}
+		n.submitBuilt(t, blk)
 	}
 	warnings := func() map[string]string {
 		out := map[string]string{}
