@@ -260,7 +260,11 @@ func (b *BlockChain) acceptBlock(n *blockNode, block *wire.MsgBlock) error {
 	n.numTx = uint32(len(block.Transactions))
 	n.seq = b.index.nextSeq
 	b.index.nextSeq++
-	b.index.setStatus(n, statusDataStored, 0)
+	stored := statusDataStored
+	if n.height < b.params.SegwitHeight {
+		stored |= statusNoWitness
+	}
+	b.index.setStatus(n, stored, 0)
 	b.index.dirty[n] = struct{}{}
 	b.cacheBlock(n, block)
 	if n.parent.chainTx != 0 {

@@ -24,6 +24,12 @@ const (
 	statusFailed
 	// statusFailedParent: an ancestor breaks a rule.
 	statusFailedParent
+	// statusNoWitness: the block's data was stored while segwit's rules
+	// did not apply at its height, so its witness data (if any) was never
+	// validated (the inverse of Core's BLOCK_OPT_WITNESS, so that records
+	// written before the bit existed, all validated with segwit where it
+	// applied, need no migration).
+	statusNoWitness
 )
 
 // statusInvalid is either failure mark.

@@ -243,6 +243,9 @@ func (b *BlockChain) initChain() error {
 		}
 		tip = b.index.lookup(&hb.New.Hash)
 	}
+	if err := b.checkWitnessValidated(tip); err != nil {
+		return err
+	}
 	b.chain.setTip(tip)
 	for _, n := range b.index.nodes {
 		if n.chainTx != 0 && n.status&statusInvalid == 0 && n.status&statusDataStored != 0 && !better(tip, n) {
@@ -255,6 +258,21 @@ func (b *BlockChain) initChain() error {
 	err := b.activateBestChain()
 	b.deliver()
 	return err
+}
+
+// checkWitnessValidated fails with a NeedsRedownloadError when a block of
+// the chain ending at tip, at or above the segwit activation height, was
+// stored while segwit did not apply at its height: a node whose
+// activation height moved down (an upgrade from a pre-segwit node, or
+// -testactivationheight on regtest) must validate those blocks again, as
+// Core's NeedsRedownload.
+func (b *BlockChain) checkWitnessValidated(tip *blockNode) error {
+	for n := tip; n != nil && n.height >= b.params.SegwitHeight; n = n.parent {
+		if n.status&statusNoWitness != 0 {
+			return &NeedsRedownloadError{SegwitHeight: b.params.SegwitHeight}
+		}
+	}
+	return nil
 }
 
 // publishTip refreshes the BestSnapshot after a tip change.

@@ -187,3 +187,16 @@ const (
 	// ErrPruneDisabled: PruneBlockchain was called without pruning enabled.
 	ErrPruneDisabled = ErrorKind("Cannot prune blocks because node is not in prune mode.")
 )
+
+// NeedsRedownloadError reports blocks of the best chain, at or above the
+// segwit activation height, that were stored without segwit's rules
+// (Core's NeedsRedownload): the chain must be rebuilt from the block
+// files (-reindex), which validates them again.
+type NeedsRedownloadError struct {
+	SegwitHeight int32
+}
+
+// Error returns Core's message.
+func (e *NeedsRedownloadError) Error() string {
+	return fmt.Sprintf("Witness data for blocks after height %d requires validation. Please restart with -reindex.", e.SegwitHeight)
+}

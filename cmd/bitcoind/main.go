@@ -70,7 +70,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if err := node.Run(cfg); err != nil {
-		fmt.Fprintf(stderr, "Error: %s\n", node.ErrorText(err))
+		fmt.Fprintln(stderr, node.ErrorLine(err))
 		return 1
 	}
 	return 0

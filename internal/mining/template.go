@@ -119,8 +119,7 @@ type Template struct {
 	TotalFees  int64
 	// CoinbaseValue is the subsidy plus TotalFees.
 	CoinbaseValue int64
-	// WitnessCommitment is the coinbase's commitment output script, nil
-	// before segwit activates.
+	// WitnessCommitment is the coinbase's commitment output script.
 	WitnessCommitment []byte
 	// MinTime is the earliest valid timestamp (median time past + 1).
 	MinTime int64
@@ -149,8 +148,8 @@ type Client struct {
 func (m *Miner) NewTemplate(script []byte, txs []*wire.MsgTx, client *Client) (*Template, error) {
 	tip := m.cfg.Chain.BestSnapshot()
 	height := tip.Height + 1
-	// Before segwit activates a block may carry neither witness data nor
-	// a witness commitment (unexpected-witness).
+	// Before segwit activates a block may carry no witness data
+	// (unexpected-witness).
 	segwit := height >= m.cfg.Params.SegwitHeight
 	t := &Template{Height: height, MinTime: tip.MedianTime + 1}
 	if txs == nil {
@@ -222,15 +221,22 @@ func (m *Miner) NewTemplate(script []byte, txs []*wire.MsgTx, client *Client) (*
 		},
 		Transactions: append([]*wire.MsgTx{cb}, txs...),
 	}
+	// The commitment output is added before activation too, as Core's
+	// assembler does (an OP_RETURN output is valid either way), but the
+	// witness nonce only once segwit applies: a block with witness data
+	// before then is refused (unexpected-witness). Such a pre-segwit block
+	// fails bad-witness-nonce-size when revalidated under rules that make
+	// segwit active at its height, which is what makes a node that
+	// stored it without witness validation reindex (NeedsRedownload).
+	// The nonce is 32 zero bytes, as Core's (getblocktemplate clients
+	// assume it for default_witness_commitment).
+	nonce := make([]byte, 32)
+	root := t.Block.WitnessMerkleRoot()
+	commit := blockchain.WitnessCommitment(&root, nonce)
+	t.WitnessCommitment = blockchain.AppendWitnessCommitmentScript(nil, &commit)
+	cb.TxOut = append(cb.TxOut, wire.TxOut{PkScript: t.WitnessCommitment})
 	if segwit {
-		// The witness nonce is 32 zero bytes, as Core's (getblocktemplate
-		// clients assume it for default_witness_commitment).
-		nonce := make([]byte, 32)
 		cb.TxIn[0].Witness = [][]byte{nonce}
-		root := t.Block.WitnessMerkleRoot()
-		commit := blockchain.WitnessCommitment(&root, nonce)
-		t.WitnessCommitment = blockchain.AppendWitnessCommitmentScript(nil, &commit)
-		cb.TxOut = append(cb.TxOut, wire.TxOut{PkScript: t.WitnessCommitment})
 	}
 	t.Block.ClearHashCache()
 	t.Block.Header.MerkleRoot, _ = t.Block.MerkleRoot()

@@ -13,9 +13,10 @@ import (
 )
 
 // TestTemplateWitnessCommitment: before segwit activates a template has
-// neither a witness commitment nor witness data (witness transactions and
-// their descendants are left in the pool); from activation the coinbase
-// commits to the block's witness root with a zero nonce.
+// no witness data (witness transactions and their descendants are left in
+// the pool, the coinbase has no nonce) but, as Core's, the commitment
+// output; from activation the coinbase commits to the block's witness
+// root with a zero nonce in its witness.
 func TestTemplateWitnessCommitment(t *testing.T) {
 	h := newHarness(t, nil)
 	legacy := spend([]wire.OutPoint{h.coin(100_000)}, 99_000)
@@ -32,7 +33,7 @@ func TestTemplateWitnessCommitment(t *testing.T) {
 		t.Fatal(err)
 	}
 	cb := tpl.Block.Transactions[0]
-	if tpl.WitnessCommitment != nil || len(cb.TxOut) != 1 || cb.HasWitness() {
+	if len(cb.TxOut) != 2 || !bytes.Equal(cb.TxOut[1].PkScript, tpl.WitnessCommitment) || cb.HasWitness() {
 		t.Fatalf("before segwit: commitment %x, %d coinbase outputs", tpl.WitnessCommitment, len(cb.TxOut))
 	}
 	if len(tpl.Block.Transactions) != 2 || tpl.TxIDs[0] != legacy.TxHash() || tpl.TotalFees != 1000 {

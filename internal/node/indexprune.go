@@ -19,6 +19,16 @@ type coreMessage string
 
 func (m coreMessage) Error() string { return string(m) }
 
+// rebuildMessage is a start-up failure of the block or chainstate
+// databases that bitcoind offers to repair by rebuilding them (its
+// "Do you want to rebuild the databases now?" question, answered no
+// without a GUI): the message, then a line saying how to recover.
+type rebuildMessage string
+
+func (m rebuildMessage) Error() string {
+	return string(m) + ".\nPlease restart with -reindex or -reindex-chainstate to recover."
+}
+
 // checkIndexPruned fails, with Core's message, when an index that reached
 // hash at height lags the chain and some block it must still read (back
 // to where it leaves the main chain) is pruned.

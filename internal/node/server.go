@@ -281,6 +281,10 @@ func (s *server) openChain() error {
 		bc.AssumeValidSet, bc.AssumeValid = true, cfg.assumeValid
 	}
 	if s.chain, err = blockchain.New(bc); err != nil {
+		var nr *blockchain.NeedsRedownloadError
+		if errors.As(err, &nr) {
+			return rebuildMessage(nr.Error())
+		}
 		return err
 	}
 	tip := s.chain.BestSnapshot()

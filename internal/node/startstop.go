@@ -116,7 +116,7 @@ func (s *server) verifyAtStartup() error {
 	btcdLog.Infof("Verifying last %d blocks at level %d", n, cfg.CheckLevel)
 	if bad, _ := s.chain.VerifyChain(cfg.CheckLevel, n, s.cfg.scriptThreads); bad != "" {
 		btcdLog.Errorf("Verification failed: %s", bad)
-		return coreMessage("Corrupted block database detected.\nPlease restart with -reindex or -reindex-chainstate to recover.")
+		return rebuildMessage("Corrupted block database detected")
 	}
 	btcdLog.Info("Verification: No coin database inconsistencies in last blocks")
 	return nil

@@ -59,6 +59,10 @@ func ErrorText(err error) string {
 	if errors.As(err, &cm) {
 		return string(cm)
 	}
+	var rm rebuildMessage
+	if errors.As(err, &rm) {
+		return rm.Error()
+	}
 	msg := oneLine(err.Error())
 	if strings.HasPrefix(msg, "--") {
 		if _, rest, ok := strings.Cut(msg, ": "); ok {
@@ -66,4 +70,16 @@ func ErrorText(err error) string {
 		}
 	}
 	return msg
+}
+
+// ErrorLine is the line bitcoind prints on stderr when start-up fails:
+// "Error: " and ErrorText, except for a failure bitcoind offers to repair
+// by rebuilding its databases, which it prints with an empty caption
+// (": <message>").
+func ErrorLine(err error) string {
+	var rm rebuildMessage
+	if errors.As(err, &rm) {
+		return ": " + rm.Error()
+	}
+	return "Error: " + ErrorText(err)
 }
