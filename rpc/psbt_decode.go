@@ -59,8 +59,8 @@ func psbtScript(s []byte, net *NetParams) PSBTScript {
 	return PSBTScript{Asm: scriptToAsm(s, false), Desc: inferDescriptor(s, net, nil), Hex: hex.EncodeToString(s), Type: class}
 }
 
-// formatKeyPath renders a BIP32 path as Core's WriteHDKeypath with
-// apostrophes for hardened steps.
+// formatKeyPath renders a BIP32 path as Core's WriteHDKeypath, whose
+// hardened marker is "h" (since Core 25).
 func formatKeyPath(path []uint32) string {
 	var b strings.Builder
 	b.WriteString("m")
@@ -68,7 +68,7 @@ func formatKeyPath(path []uint32) string {
 		b.WriteByte('/')
 		b.WriteString(strconv.FormatUint(uint64(x&0x7fffffff), 10))
 		if x&0x80000000 != 0 {
-			b.WriteByte('\'')
+			b.WriteByte('h')
 		}
 	}
 	return b.String()
@@ -135,11 +135,11 @@ func sighashName(v uint32) string {
 	return ""
 }
 
-// encodeXPub renders a 78-byte BIP32 serialization with the network's
-// xpub version, as Core's EncodeExtPubKey.
-func encodeXPub(key []byte, net *NetParams) string {
-	data := append(descNetwork(net).XPubVersion[:], key[4:]...)
-	data = append(data, wire.DoubleHashB(data)[:4]...)
+// encodeXPub renders a 78-byte BIP32 serialization in base58check with
+// the version bytes it carries, as decodepsbt shows global xpubs (not
+// with the node's network version).
+func encodeXPub(key []byte) string {
+	data := append(bytes.Clone(key), wire.DoubleHashB(key)[:4]...)
 	return txscript.Base58Encode(data)
 }
 
@@ -200,9 +200,9 @@ func handleDecodePSBT(s *Server, p *Params) (any, error) {
 	var r jsonObject
 	r.add("tx", txToResult(pk.Tx, net, false, nil, false))
 	xpubs := []jsonObject{}
-	for _, x := range pk.XPubs {
+	for _, x := range pk.SortedXPubs() {
 		var j jsonObject
-		j.add("xpub", encodeXPub(x.Key, net))
+		j.add("xpub", encodeXPub(x.Key))
 		j.add("master_fingerprint", hex.EncodeToString(x.Origin.Fingerprint[:]))
 		j.add("path", formatKeyPath(x.Origin.Path))
 		xpubs = append(xpubs, j)

@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -80,7 +82,7 @@ func TestDecodePSBT(t *testing.T) {
 		t.Errorf("partial_signatures: %v", in["partial_signatures"])
 	}
 	d := in["bip32_derivs"].([]any)[0].(map[string]any)
-	if d["master_fingerprint"] != "d90c6a4f" || !strings.HasPrefix(d["path"].(string), "m/0'/0'/") {
+	if d["master_fingerprint"] != "d90c6a4f" || !strings.HasPrefix(d["path"].(string), "m/0h/0h/") {
 		t.Errorf("bip32_derivs: %v", d)
 	}
 	if rs := in["redeem_script"].(map[string]any); rs["type"] != "multisig" || rs["desc"] == nil {
@@ -317,4 +319,49 @@ func TestUTXOUpdatePSBT(t *testing.T) {
 	}
 	mustError(t, url, "utxoupdatepsbt", []any{base, []any{1}}, ErrInvalidParam)
 	mustError(t, url, "utxoupdatepsbt", []any{"AAAA"}, ErrDeserialization)
+}
+
+// TestDecodePSBTGlobalXPubs checks decodepsbt's global_xpubs as Core
+// shows them: BIP174's xpub vector in Core's order (by origin) whatever
+// the order of its records, paths with "h" for hardened steps, and each
+// xpub with the version bytes the PSBT carries rather than the node's.
+func TestDecodePSBTGlobalXPubs(t *testing.T) {
+	v := loadPSBTVectors(t)
+	_, url := startServer(t, nil)
+	want := []map[string]any{
+		{"xpub": "tpubDBkJeJo2X94Yq3RVz65DoUgyLUkaDrkfyrn2VcgyCRSKCRonvKvCF2FpYDGJWDkdRHBajXJGpc63GnumUt63ySvqCu2XaTRGVTKMYGuFk9H", "master_fingerprint": "d90c6a4f", "path": "m/174h/0h"},
+		{"xpub": "tpubDBkJeJo2X94YsvtBEU1eKoibEWiNv51nW5iHhs6VZp59jsE6nen8KZMFyGHuGbCvqjRqirgeMcfpVBkttpUUT6brm4duzSGoZeTbhqCNUu6", "master_fingerprint": "d90c6a4f", "path": "m/174h/1h"},
+	}
+	check := func(name, b64 string, prefix string) {
+		t.Helper()
+		got := mustResult(t, url, "decodepsbt", []any{b64}).(map[string]any)["global_xpubs"].([]any)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %v", name, got)
+		}
+		for i, g := range got {
+			g := g.(map[string]any)
+			checkShape(t, "global_xpubs", g, shape{"xpub": "string", "master_fingerprint": "string", "path": "string"})
+			x := g["xpub"].(string)
+			if prefix == "tpub" && x != want[i]["xpub"] || !strings.HasPrefix(x, prefix) ||
+				g["master_fingerprint"] != want[i]["master_fingerprint"] || g["path"] != want[i]["path"] {
+				t.Errorf("%s: xpub %d is %v, want %v", name, i, g, want[i])
+			}
+		}
+	}
+	check("vector", v.Valid[8], "tpub")
+	raw, err := base64.StdEncoding.DecodeString(v.Valid[8])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The two xpub records (93 bytes each, after the unsigned
+	// transaction) swapped.
+	const at, n = 90, 93
+	swapped := append(append(append(append([]byte{}, raw[:at]...), raw[at+n:at+2*n]...), raw[at:at+n]...), raw[at+2*n:]...)
+	check("swapped", base64.StdEncoding.EncodeToString(swapped), "tpub")
+	// Mainnet version bytes stay mainnet's on this regtest node.
+	mainnet := bytes.Clone(raw)
+	for _, off := range []int{at + 2, at + n + 2} {
+		copy(mainnet[off:off+4], []byte{0x04, 0x88, 0xb2, 0x1e})
+	}
+	check("mainnet version", base64.StdEncoding.EncodeToString(mainnet), "xpub")
 }

@@ -27,5 +27,6 @@
 //     reports them.
 //   - miniscript.go: miniscript nodes, their type system, resource counts
 //     and scripts; miniscript_parse.go reads the text form and applies
-//     Core's sanity checks; miniscript_decode.go reads scripts back.
+//     Core's sanity checks; miniscript_decode.go reads scripts back;
+//     miniscript_satisfy.go builds witnesses that satisfy them.
 package descriptor

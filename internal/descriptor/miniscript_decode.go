@@ -122,6 +122,8 @@ type msDecoder struct {
 	tap  bool
 	prov *Provider
 	keys []*keyExpr
+	// keyByHash, when set, resolves pk_h hashes the provider lacks.
+	keyByHash func(h [20]byte) []byte
 }
 
 // pk resolves a pushed public key: 33 bytes in P2WSH, 32 in tapscript.
@@ -144,7 +146,15 @@ func (d *msDecoder) pk(pub []byte) (int, bool) {
 func (d *msDecoder) pkh(h []byte) (int, bool) {
 	pub, ok := d.prov.pubkeys[[20]byte(h)]
 	if !ok {
-		return 0, false
+		if d.keyByHash == nil {
+			return 0, false
+		}
+		// The caller gives keys in script form, x-only in tapscript.
+		k := d.keyByHash([20]byte(h))
+		if k == nil || txscript.Hash160(k) != [20]byte(h) {
+			return 0, false
+		}
+		return d.pk(k)
 	}
 	if d.tap {
 		// Expansions record tapscript keys by the hash of their x
@@ -159,6 +169,12 @@ func (d *msDecoder) pkh(h []byte) (int, bool) {
 // bounded by the script size limit checked first: every step consumes
 // an operation or builds a node from ones already built.
 func decodeMiniscript(s []byte, tap bool, prov *Provider) (*msNode, []*keyExpr) {
+	return (&msDecoder{tap: tap, prov: prov}).decode(s)
+}
+
+// decode is decodeMiniscript with the decoder's key lookups.
+func (d *msDecoder) decode(s []byte) (*msNode, []*keyExpr) {
+	tap := d.tap
 	if len(s) > msMaxScriptSize && !tap || len(s) > msMaxTapScriptSize {
 		return nil, nil
 	}
@@ -166,7 +182,6 @@ func decodeMiniscript(s []byte, tap bool, prov *Provider) (*msNode, []*keyExpr) 
 	if !ok {
 		return nil, nil
 	}
-	d := &msDecoder{tap: tap, prov: prov}
 	todo := []decodeTask{{state: dsBKV}}
 	var built []*msNode
 	leaf := func(frag msFrag, keys []int, k uint32, hash []byte) {

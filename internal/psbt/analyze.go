@@ -27,7 +27,12 @@ func (r Role) String() string {
 type InputAnalysis struct {
 	HasUTXO bool
 	IsFinal bool
-	// MissingPubKeys and MissingSigs are HASH160s of public keys.
+	// MissingPubKeys and MissingSigs are HASH160s of public keys. A
+	// P2WSH miniscript input lists every key its satisfaction asked a
+	// signature of and lacks, once per time asked. Taproot inputs list
+	// none, as in Core, whose taproot signing records no missing
+	// signature: such an input has the updater next until it can be
+	// finalized.
 	MissingPubKeys [][20]byte
 	MissingSigs    [][20]byte
 	// MissingRedeemScript is the HASH160 and MissingWitnessScript the
@@ -93,7 +98,7 @@ func (p *Packet) Analyze() *Analysis {
 		case !ok:
 			// Without the UTXO nothing else can be known.
 		default:
-			sol := in.solve(utxo.PkScript)
+			sol := in.solve(utxo.PkScript, spendContext{p.Tx, i})
 			// A final input whose scripts fail still only needs the
 			// finalizer, as in Core.
 			if in.IsFinal() || (sol.complete && v.verify(i, sol.scriptSig, sol.witness)) {

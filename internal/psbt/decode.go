@@ -182,7 +182,7 @@ func readKey(r *reader) (key []byte, typ uint64, err error) {
 }
 
 func (p *Packet) decodeGlobal(r *reader) error {
-	seen := keyset{}
+	seen, xpubs := keyset{}, keyset{}
 	sep := false
 	for !r.empty() {
 		key, typ, err := readKey(r)
@@ -218,7 +218,10 @@ func (p *Packet) decodeGlobal(r *reader) error {
 			if !validPubKey(key[46:79]) {
 				return errorf("Invalid pubkey")
 			}
-			if !seen.add(key) {
+			// Core keeps xpubs in a set ordered by key and chain code,
+			// so one differing only in version, depth, parent or index
+			// is a duplicate too.
+			if !xpubs.add([]byte(xpubID(key[1:]))) {
 				return errorf("Duplicate key, global xpub already provided")
 			}
 			o, err := readOrigin(r)

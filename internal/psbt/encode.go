@@ -16,14 +16,7 @@ import (
 func (p *Packet) Encode() []byte {
 	b := append([]byte(nil), magic...)
 	b = appendRecord(b, []byte{globalUnsignedTx}, legacyTxBytes(p.Tx))
-	xp := slices.Clone(p.XPubs)
-	sort.SliceStable(xp, func(i, j int) bool {
-		if c := compareOrigin(xp[i].Origin, xp[j].Origin); c != 0 {
-			return c < 0
-		}
-		return bytes.Compare(xp[i].Key, xp[j].Key) < 0
-	})
-	for _, x := range xp {
+	for _, x := range p.SortedXPubs() {
 		b = appendRecord(b, append([]byte{globalXPub}, x.Key...), originBytes(x.Origin))
 	}
 	if p.Version > 0 {
@@ -76,11 +69,33 @@ func originBytes(o KeyOrigin) []byte {
 	return b
 }
 
+// compareOrigin orders origins as Core's KeyOriginInfo: by fingerprint,
+// then shorter paths first, then by path.
 func compareOrigin(a, b KeyOrigin) int {
 	if c := bytes.Compare(a.Fingerprint[:], b.Fingerprint[:]); c != 0 {
 		return c
 	}
+	if c := len(a.Path) - len(b.Path); c != 0 {
+		return c
+	}
 	return slices.Compare(a.Path, b.Path)
+}
+
+// xpubID is what tells global xpubs apart in Core (its CExtPubKey
+// order): the public key, then the chain code.
+func xpubID(key []byte) string { return string(key[45:78]) + string(key[13:45]) }
+
+// SortedXPubs returns the global xpubs in Core's order, the order they
+// are serialized and decodepsbt lists them: by origin, then by xpubID.
+func (p *Packet) SortedXPubs() []XPub {
+	xp := slices.Clone(p.XPubs)
+	sort.SliceStable(xp, func(i, j int) bool {
+		if c := compareOrigin(xp[i].Origin, xp[j].Origin); c != 0 {
+			return c < 0
+		}
+		return xpubID(xp[i].Key) < xpubID(xp[j].Key)
+	})
+	return xp
 }
 
 func appendProprietary(b []byte, list []Proprietary) []byte {

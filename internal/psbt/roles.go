@@ -30,7 +30,7 @@ func (p *Packet) Combine(others ...*Packet) error {
 			p.Outputs[i].merge(&o.Outputs[i])
 		}
 		for _, x := range o.XPubs {
-			if !containsBy(p.XPubs, func(y XPub) bool { return bytes.Equal(x.Key, y.Key) && compareOrigin(x.Origin, y.Origin) == 0 }) {
+			if !containsBy(p.XPubs, func(y XPub) bool { return xpubID(x.Key) == xpubID(y.Key) && compareOrigin(x.Origin, y.Origin) == 0 }) {
 				p.XPubs = append(p.XPubs, x)
 			}
 		}
@@ -255,8 +255,10 @@ func (in *Input) step(script []byte, sol *solution) ([][]byte, txscript.ScriptCl
 // solve builds the input's final scripts from its PSBT data for an
 // output script (Core's ProduceSignature with a dummy signer): P2PK,
 // P2PKH, multisig, P2SH and P2WSH of those, P2WPKH (also in P2SH), and
-// taproot key path and script path spends.
-func (in *Input) solve(pkScript []byte) *solution {
+// taproot key path and script path spends, and P2WSH witness scripts
+// and tapscript leaves that are miniscript; ctx is the spend, for
+// timelocks.
+func (in *Input) solve(pkScript []byte, ctx spendContext) *solution {
 	sol := &solution{}
 	stack, class, ok := in.step(pkScript, sol)
 	if !ok {
@@ -311,7 +313,14 @@ func (in *Input) solve(pkScript []byte) *solution {
 		}
 		sub, subClass, ok := in.step(in.WitnessScript, sol)
 		if !ok || subClass == txscript.ScriptHashTy || isWitnessClass(subClass) {
-			return sol
+			// As Core, miniscript is tried when no template gave even
+			// a partial stack (a multisig one is kept for combining).
+			if len(sub) > 0 {
+				return sol
+			}
+			if sub = in.satisfyWitnessScript(in.WitnessScript, ctx, sol); sub == nil {
+				return sol
+			}
 		}
 		sol.witness = append(sub, in.WitnessScript)
 		sol.complete = true
@@ -319,7 +328,7 @@ func (in *Input) solve(pkScript []byte) *solution {
 		if len(in.TapKeySig) > 0 {
 			sol.witness = [][]byte{in.TapKeySig}
 			sol.complete = true
-		} else if w := in.tapScriptWitness(); w != nil {
+		} else if w := in.tapScriptWitness(ctx); w != nil {
 			sol.witness = w
 			sol.complete = true
 		}
@@ -416,7 +425,7 @@ func (p *Packet) finalizeInput(i int, v *verifier) bool {
 	if in.NonWitnessUTXO != nil && in.NonWitnessUTXO.TxHash() != p.Tx.TxIn[i].PreviousOutPoint.Hash {
 		return false
 	}
-	sol := in.solve(utxo.PkScript)
+	sol := in.solve(utxo.PkScript, spendContext{p.Tx, i})
 	if !sol.complete {
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 
+	"github.com/btcnode/btcd/internal/descriptor"
 	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/wire"
 )
@@ -192,6 +193,7 @@ func (p *Packet) signInput(i int, s *Signer, req *uint32, v *verifier, amount in
 		p.addWitnessUTXO(i, utxo)
 		sg.witness = true
 		sg.signScript(in.WitnessScript)
+		sg.signMiniscript(in.WitnessScript)
 	default:
 		// A legacy signature commits to no amount: the spent output
 		// must come from its full previous transaction (Core signs
@@ -325,15 +327,20 @@ func (p *Packet) signTaproot(i int, s *Signer, ht byte, outKey []byte, v *verifi
 			continue
 		}
 		leaf := txscript.TapLeafHash(l.LeafVersion, l.Script)
-		for _, x := range xOnlyPushes(l.Script) {
+		signKey := func(x [32]byte) {
 			priv := s.xprivs[x]
 			if priv == nil || containsBy(in.TapScriptSigs, func(y TapScriptSig) bool { return bytes.Equal(y.XOnly, x[:]) && y.LeafHash == leaf }) {
-				continue
+				return
 			}
 			if sig := sign(priv, &txscript.TaprootSigHashOpts{LeafHash: &leaf, CodeSepPos: 0xffffffff}); sig != nil {
 				in.TapScriptSigs = append(in.TapScriptSigs, TapScriptSig{XOnly: bytes.Clone(x[:]), LeafHash: leaf, Sig: sig})
 			}
 		}
+		for _, x := range xOnlyPushes(l.Script) {
+			signKey(x)
+		}
+		// Keys a miniscript leaf names by hash (pk_h).
+		descriptor.SatisfyScript(l.Script, true, tapSigningSatisfier{s: s, in: in, sign: signKey})
 	}
 }
 

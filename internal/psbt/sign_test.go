@@ -256,36 +256,6 @@ func TestTaprootFieldsRoundTrip(t *testing.T) {
 	f.verify(t)
 }
 
-// TestParseTapThreshold covers the leaf forms the finalizer satisfies.
-func TestParseTapThreshold(t *testing.T) {
-	x := bytes.Repeat([]byte{1}, 32)
-	pk := append(append([]byte{32}, x...), txscript.OP_CHECKSIG)
-	if keys, k, ok := parseTapThreshold(pk); !ok || k != 1 || len(keys) != 1 {
-		t.Error("pk()")
-	}
-	m := append(append([]byte{}, pk...), 32)
-	m = append(append(m, x...), txscript.OP_CHECKSIGADD)
-	for _, c := range []struct {
-		tail []byte
-		k    int
-		ok   bool
-	}{
-		{[]byte{txscript.OP_1, txscript.OP_NUMEQUAL}, 1, true},
-		{[]byte{txscript.OP_2, txscript.OP_NUMEQUAL}, 2, true},
-		{[]byte{txscript.OP_3, txscript.OP_NUMEQUAL}, 0, false},
-		{[]byte{txscript.OP_2, txscript.OP_NUMEQUALVERIFY}, 0, false},
-		{[]byte{1, 2, txscript.OP_NUMEQUAL}, 2, true},
-	} {
-		keys, k, ok := parseTapThreshold(append(append([]byte{}, m...), c.tail...))
-		if ok != c.ok || (ok && (k != c.k || len(keys) != 2)) {
-			t.Errorf("tail %x: %v %d %v", c.tail, keys, k, ok)
-		}
-	}
-	if _, _, ok := parseTapThreshold([]byte{txscript.OP_CHECKSIG}); ok {
-		t.Error("bare OP_CHECKSIG")
-	}
-}
-
 // TestFinalizeP2WPKHExactScript finalizes and analyzes a P2WPKH input
 // whose script has no spare capacity, which slicing it as a 25-byte
 // P2PKH script would run past.
