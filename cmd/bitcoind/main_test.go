@@ -120,6 +120,7 @@ func TestRegtestLayoutAndStop(t *testing.T) {
 	if res, err = rpcCall(t, rpcPort, net, "getnetworkinfo"); err != nil || !strings.Contains(string(res), "(testnode0)/") {
 		t.Errorf("getnetworkinfo subversion lacks the uacomment: %s %v", res, err)
 	}
+	checkDialectVersion(t, res, rpcPort, net)
 	if _, err := rpcCall(t, rpcPort, net, "setmocktime", 1300000000); err != nil {
 		t.Errorf("setmocktime: %v", err)
 	}

@@ -520,11 +520,7 @@ func checkUAComments(comments []string) error {
 			}
 		}
 	}
-	n := len("/" + appName + ":" + version() + "/")
-	if len(comments) > 0 {
-		n += len("()") + len(strings.Join(comments, "; "))
-	}
-	if n > maxSubversionLength {
+	if n := len(userAgent(comments)); n > maxSubversionLength {
 		return invalidf("--uacomment: Total length of network version string (%d) exceeds maximum length (%d). Reduce the number or size of uacomments.", n, maxSubversionLength)
 	}
 	return nil

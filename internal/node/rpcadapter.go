@@ -478,7 +478,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 			}
 			svc := s.peerCfg.Services
 			return &rpc.NetworkInfo{
-				Version:            versionNumber(),
+				Version:            dialectNumber(),
 				SubVersion:         s.peerCfg.UserAgent,
 				ProtocolVersion:    int(wire.ProtocolVersion),
 				LocalServices:      fmt.Sprintf("%016x", uint64(svc)),
@@ -644,13 +644,6 @@ func serviceNames(f wire.ServiceFlag) []string {
 		}
 	}
 	return out
-}
-
-// versionNumber is the numeric version getnetworkinfo reports.
-func versionNumber() int {
-	var maj, min, patch int
-	fmt.Sscanf(version(), "%d.%d.%d", &maj, &min, &patch)
-	return maj*10000 + min*100 + patch
 }
 
 func normalizePeerAddr(node, port string) string {

@@ -20,6 +20,27 @@ const (
 
 var appBuild string
 
+// The bitcoind release whose RPC dialect and behaviour the node follows
+// (its RPC results, error codes and policy are Bitcoin Core 30's).
+// Clients written for bitcoind choose their calls by the version they
+// find: lnd compares getnetworkinfo's "version" with bitcoind's numbers
+// (240000 before it asks gettxspendingprevout, 170000 in its health
+// check) and btcd's rpcclient reads the release after "/Satoshi:" in
+// "subversion". So getnetworkinfo's version is this release in bitcoind's
+// numbering, and the user agent leads with it as "/Satoshi:30.0.0/", the
+// way derived implementations of bitcoind name the release they follow,
+// followed by the node's own name and version, which stay what
+// --version and peers see.
+const (
+	dialectMajor = 30
+	dialectMinor = 0
+	dialectPatch = 0
+)
+
+// dialectNumber is the dialect release in bitcoind's numbering
+// (10000*major + 100*minor + patch), getnetworkinfo's "version".
+func dialectNumber() int { return dialectMajor*10000 + dialectMinor*100 + dialectPatch }
+
 // version returns the daemon version in semantic-versioning form.
 func version() string {
 	v := fmt.Sprintf("%d.%d.%d", appMajor, appMinor, appPatch)
@@ -39,9 +60,12 @@ func versionLine() string {
 		runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-// userAgent is the node's P2P user agent with the --uacomment comments.
+// userAgent is the node's P2P user agent (getnetworkinfo's
+// "subversion"): the bitcoind dialect it follows, then its own name and
+// version with the --uacomment comments, as bitcoind puts them last.
 func userAgent(comments []string) string {
-	return peer.UserAgent(appName, version(), comments...)
+	return fmt.Sprintf("/Satoshi:%d.%d.%d", dialectMajor, dialectMinor, dialectPatch) +
+		peer.UserAgent(appName, version(), comments...)
 }
 
 // VersionText is what a front end's version option prints, under the
