@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	stdlog "log"
 	"net"
 	"net/http"
 	"net/netip"
@@ -389,6 +390,10 @@ func (s *Server) Start() error {
 	}
 	srv := &http.Server{
 		Handler: s,
+		// net/http's own complaints (failed TLS handshakes, a client
+		// speaking plain HTTP to the TLS port) go to the RPC log, not
+		// to the process's stderr.
+		ErrorLog: stdlog.New(httpErrorLog{}, "", 0),
 		// -rpcservertimeout also bounds waiting for a request's head,
 		// as libevent's timeout does for bitcoind.
 		ReadHeaderTimeout: s.cfg.IdleTimeout,
@@ -401,7 +406,6 @@ func (s *Server) Start() error {
 		// Big enough that oversized requests reach ServeHTTP, which
 		// answers them 400 as bitcoind (Go would send 431).
 		MaxHeaderBytes: 4 * maxHeaderBytes,
-		ErrorLog:       nil,
 	}
 	s.mu.Lock()
 	s.listeners = lns
@@ -771,3 +775,11 @@ func (s *Server) Method(name string) *Method { return s.methods[name] }
 // Register adds methods to the server (for daemon-specific extensions). It
 // must be called before Start.
 func (s *Server) Register(methods ...*Method) { s.methods.add(methods...) }
+
+// httpErrorLog writes net/http's server errors to the RPC debug log.
+type httpErrorLog struct{}
+
+func (httpErrorLog) Write(p []byte) (int, error) {
+	log.Debugf("RPC: %s", strings.TrimSpace(string(p)))
+	return len(p), nil
+}

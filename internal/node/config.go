@@ -183,7 +183,10 @@ type RPCOptions struct {
 	DisableRPC       bool     `long:"norpc" description:"Disable the built-in RPC server"`
 	RPCUser          string   `short:"u" long:"rpcuser" description:"Username for RPC connections"`
 	RPCPass          string   `short:"P" long:"rpcpass" default-mask:"-" description:"Password for RPC connections"`
-	DisableTLS       bool     `long:"notls" description:"Disable TLS for the RPC server (accepted for btcd compatibility: the RPC server speaks plain HTTP, so keep it on loopback)"`
+	DisableTLS       bool     `long:"notls" description:"Serve RPC over plain HTTP (the default; accepted for btcd compatibility, where TLS is on by default)"`
+	RPCTLS           bool     `long:"rpctls" description:"Serve RPC (and REST and /ws) over TLS; when neither --rpccert nor --rpckey exists, a self-signed certificate is generated there on first start"`
+	RPCCert          string   `long:"rpccert" description:"With --rpctls, the certificate file (default rpc.cert in --appdata)"`
+	RPCKey           string   `long:"rpckey" description:"With --rpctls, the certificate's key file (default rpc.key in --appdata)"`
 	REST             bool     `long:"rest" description:"Accept public REST requests (bitcoind's unauthenticated /rest/ interface, served on the RPC listeners)"`
 	RPCAuth          []string `long:"rpcauth" description:"Add an RPC user as bitcoind's USER:SALT$HASH (HASH is hex HMAC-SHA256 of the password keyed by SALT, as share/rpcauth/rpcauth.py makes); may be repeated"`
 	RPCCookieFile    string   `long:"rpccookiefile" description:"Where to write the RPC cookie (relative to the network's data directory; default .cookie)"`

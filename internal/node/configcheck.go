@@ -116,6 +116,14 @@ func (cfg *Config) validateP2P() error {
 }
 
 // validateRPC checks the RPC options and fills the default listener.
+// tlsFile is a --rpccert or --rpckey path: as given, or name in appData.
+func tlsFile(given, appData, name string) string {
+	if given == "" {
+		return filepath.Join(appData, name)
+	}
+	return cleanAndExpandPath(given)
+}
+
 func (cfg *Config) validateRPC() error {
 	cfg.rpcAllowIPs = nil
 	for _, a := range cfg.RPCAllowIPs {
@@ -156,6 +164,14 @@ func (cfg *Config) validateRPC() error {
 			return invalidf("--rpccookieperms: Invalid -rpccookieperms=%s; must be one of 'owner', 'group', or 'all'.", v)
 		}
 		cfg.rpcCookiePerms = m
+	}
+	if cfg.RPCTLS && cfg.DisableTLS {
+		return conflictf("--rpctls: cannot be used with --notls")
+	}
+	if cfg.RPCTLS {
+		// btcd keeps its certificate beside its config, where btcctl
+		// looks for it.
+		cfg.RPCCert, cfg.RPCKey = tlsFile(cfg.RPCCert, cfg.AppData, "rpc.cert"), tlsFile(cfg.RPCKey, cfg.AppData, "rpc.key")
 	}
 	if cfg.RPCCookieFile != "" {
 		cfg.RPCCookieFile = cleanAndExpandPath(cfg.RPCCookieFile)

@@ -41,6 +41,9 @@ func (s *server) newRPCServer() (*rpc.Server, error) {
 		User:        cfg.RPCUser,
 		Pass:        cfg.RPCPass,
 		AuthEntries: cfg.RPCAuth,
+		TLS:         cfg.RPCTLS,
+		CertFile:    cfg.RPCCert,
+		KeyFile:     cfg.RPCKey,
 		CookieFile:  cfg.RPCCookieFile,
 		NoCookie:    cfg.RPCNoCookie,
 		// bitcoind's -rpccookieperms, -rpcwhitelist, -rpcwhitelistdefault.
