@@ -345,7 +345,7 @@ func (b *BlockChain) flush() error {
 // in the background (UtxoCache.FlushAsync) while blocks go on being
 // connected: a synchronous flush leaves the script workers idle for the
 // whole LevelDB write, which with a small --utxocachemaxsize cost a
-// third of the sync's wall time (docs/performance.md, "IBD"). Block
+// third of the sync's wall time (docs/ibd.md). Block
 // files, undo data and the index are still made durable first, so the
 // chainstate never refers to unstored blocks.
 func (b *BlockChain) maybeFlush() error {
