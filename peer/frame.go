@@ -47,18 +47,16 @@ func (p *Peer) readFrame() (f frame, ok bool) {
 	}
 	n, err := io.ReadFull(p.rd, p.hdr[:])
 	if err != nil {
-		p.readFailed(n, err)
+		p.readFailed(err)
 		return f, false
 	}
 	hdr, hdrErr := wire.DecodeMessageHeader(p.hdr[:])
 	if errors.Is(hdrErr, wire.ErrLimitExceeded) {
-		p.countRecv("", n)
 		p.cfg.Log.Debugf("Header error: Size too large (%s, %d bytes), peer=%d", hdr.Command, hdr.Length, p.id)
 		p.misbehaveAndDisconnect(PenaltyOversized, ErrBadMessage, hdrErr.Error())
 		return f, false
 	}
 	if hdr.Net != p.cfg.Net {
-		p.countRecv("", n)
 		p.cfg.Log.Debugf("Header error: Wrong MessageStart %08x received, peer=%d", uint32(hdr.Net), p.id)
 		err := fmt.Errorf("%w: message from network %v, expected %v", wire.ErrWrongNetwork, hdr.Net, p.cfg.Net)
 		p.misbehaveAndDisconnect(PenaltyWrongNetwork, ErrBadMessage, err.Error())
@@ -74,12 +72,11 @@ func (p *Peer) readFrame() (f frame, ok bool) {
 	n += pn
 	if err != nil {
 		wire.PutBuffer(bp)
-		p.readFailed(n, err)
+		p.readFailed(err)
 		return f, false
 	}
 	if hdrErr != nil {
 		wire.PutBuffer(bp)
-		p.countRecv("", n)
 		p.misbehaveAndDisconnect(PenaltyMalformed, ErrBadMessage, hdrErr.Error())
 		return f, false
 	}
@@ -121,10 +118,7 @@ func (p *Peer) checkLength(cmd string, length uint32, n int) bool {
 
 // readFailed ends the connection after a read error, unless it was our
 // own disconnect that closed it.
-func (p *Peer) readFailed(n int, err error) {
-	if n > 0 {
-		p.countRecv("", n)
-	}
+func (p *Peer) readFailed(err error) {
 	if p.Connected() {
 		p.disconnect(fmt.Errorf("%w: %v", ErrConnection, err))
 	}

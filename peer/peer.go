@@ -597,13 +597,17 @@ func (p *Peer) Stats() StatsSnap {
 	return s
 }
 
-// countRecv records n bytes of a received message.
-func (p *Peer) countRecv(cmd string, n int) {
+// noteRecv records n bytes read from the socket. As in Core, the totals
+// (getpeerinfo's bytesrecv, getnettotals) and the last receive time move
+// as bytes arrive, also while a message is still incomplete.
+func (p *Peer) noteRecv(n int) {
 	p.bytesRecv.Add(uint64(n))
 	p.lastRecv.Store(clock.Now().UnixNano())
-	if cmd == "" {
-		return
-	}
+}
+
+// countRecv records a received message of n bytes in the per-command
+// counters; its bytes entered the totals as they arrived (noteRecv).
+func (p *Peer) countRecv(cmd string, n int) {
 	p.mu.Lock()
 	if _, ok := p.recvPerCmd[cmd]; ok || len(p.recvPerCmd) < 64 {
 		// Bounded: unknown commands are attacker-chosen strings.

@@ -68,8 +68,23 @@ type countingConn struct {
 func (c *countingConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 && !c.off.Load() {
-		c.p.bytesRecv.Add(uint64(n))
-		c.p.lastRecv.Store(clock.Now().UnixNano())
+		c.p.noteRecv(n)
+	}
+	return n, err
+}
+
+// arrivalReader counts a v1 connection's received bytes as they are read
+// from the socket, before the frame reader has a whole message
+// (countingConn does this for v2).
+type arrivalReader struct {
+	r io.Reader
+	p *Peer
+}
+
+func (a arrivalReader) Read(b []byte) (int, error) {
+	n, err := a.r.Read(b)
+	if n > 0 {
+		a.p.noteRecv(n)
 	}
 	return n, err
 }
@@ -135,7 +150,7 @@ func (p *Peer) transportUp() bool {
 // header (those bytes are replayed into the v1 reader). It reports
 // whether the connection is usable.
 func (p *Peer) setupTransport() bool {
-	p.rd = p.conn
+	p.rd = arrivalReader{r: p.conn, p: p}
 	if !p.cfg.V2 {
 		p.transport.Store(TransportV1)
 		close(p.transportReady)
@@ -154,10 +169,10 @@ func (p *Peer) setupTransport() bool {
 	var v1 *v2transport.V1PeerError
 	switch {
 	case errors.As(err, &v1):
-		// The v1 reader counts these bytes again with their message.
+		// The bytes read while detecting v1 were counted as they
+		// arrived; the v1 reader is given them again, uncounted.
 		cc.off.Store(true)
-		p.bytesRecv.Add(-uint64(len(v1.Received)))
-		p.rd = io.MultiReader(bytes.NewReader(v1.Received), p.conn)
+		p.rd = io.MultiReader(bytes.NewReader(v1.Received), arrivalReader{r: p.conn, p: p})
 		p.transport.Store(TransportV1)
 	case err != nil:
 		p.v2Failed.Store(true)
@@ -196,7 +211,7 @@ func (p *Peer) readFrameV2() (f frame, ok bool) {
 				p.disconnect(fmt.Errorf("%w: %v", ErrBadMessage, err))
 				return f, false
 			}
-			p.readFailed(0, err)
+			p.readFailed(err)
 			return f, false
 		}
 		if !p.checkLength(cmd, uint32(len(*bp)), n) {

@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -212,9 +213,49 @@ func (c *hostConn) collectLine(b []byte) []byte {
 	return b[i+1:]
 }
 
-// frameRequest adds a Host header to an HTTP/1.1 head without one and
-// says how the body that follows is framed: the state to enter and, for
-// a Content-Length body, its length.
+// restRawTargetHeader carries to the REST handler the request target of
+// a REST request that net/http would refuse: bitcoind answers a URI with
+// a '%' that starts no escape through the endpoint (with "URI parsing
+// failed" or the endpoint's own error), where net/http sends a bare 400
+// before any handler runs. hostConn escapes such a '%' for net/http and
+// passes the target as the client sent it in this header; a copy the
+// client sent itself is dropped.
+const restRawTargetHeader = "X-Btcd-Rest-Target"
+
+// escapeStrayPercent returns a REST request target with every '%' that
+// starts no escape written as "%25", and true, when net/http refuses the
+// target and accepts the result; otherwise the target unchanged and
+// false.
+func escapeStrayPercent(target string) (string, bool) {
+	if !strings.HasPrefix(target, "/rest/") {
+		return target, false
+	}
+	if _, err := url.ParseRequestURI(target); err == nil {
+		return target, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(target); i++ {
+		if target[i] == '%' && (i+2 >= len(target) || !isHexDigit(target[i+1]) || !isHexDigit(target[i+2])) {
+			b.WriteString("%25")
+			continue
+		}
+		b.WriteByte(target[i])
+	}
+	fixed := b.String()
+	if _, err := url.ParseRequestURI(fixed); err != nil {
+		return target, false
+	}
+	return fixed, true
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// frameRequest adds a Host header to an HTTP/1.1 head without one, makes
+// a REST target with a stray '%' acceptable to net/http (see
+// restRawTargetHeader) and says how the body that follows is framed: the
+// state to enter and, for a Content-Length body, its length.
 func frameRequest(head []byte) (fixed []byte, state int, remain int64) {
 	lineEnd := bytes.IndexByte(head, '\n')
 	reqLine := strings.TrimRight(string(head[:lineEnd]), "\r")
@@ -222,7 +263,15 @@ func frameRequest(head []byte) (fixed []byte, state int, remain int64) {
 	if !strings.HasPrefix(proto, "HTTP/1.") {
 		return head, hcPassthrough, 0
 	}
-	haveHost, chunked, upgrade := false, false, false
+	var target, escaped string
+	rewrite := false
+	if sp, last := strings.IndexByte(reqLine, ' '), strings.LastIndexByte(reqLine, ' '); sp < last {
+		target = reqLine[sp+1 : last]
+		if escaped, rewrite = escapeStrayPercent(target); rewrite {
+			reqLine = reqLine[:sp+1] + escaped + reqLine[last:]
+		}
+	}
+	haveHost, chunked, upgrade, clientRaw := false, false, false, false
 	length := int64(-1)
 	for _, l := range strings.Split(string(head[lineEnd+1:]), "\n") {
 		name, val, ok := strings.Cut(strings.TrimRight(l, "\r"), ":")
@@ -233,6 +282,8 @@ func frameRequest(head []byte) (fixed []byte, state int, remain int64) {
 		switch strings.ToLower(strings.TrimSpace(name)) {
 		case "host":
 			haveHost = true
+		case strings.ToLower(restRawTargetHeader):
+			clientRaw = true
 		case "upgrade":
 			upgrade = upgrade || strings.Contains(strings.ToLower(val), "websocket")
 		case "transfer-encoding":
@@ -257,12 +308,33 @@ func frameRequest(head []byte) (fixed []byte, state int, remain int64) {
 	default:
 		state = hcHead
 	}
-	if haveHost || proto == "HTTP/1.0" {
+	addHost := !haveHost && proto != "HTTP/1.0"
+	if !addHost && !rewrite && !clientRaw {
 		return head, state, remain
 	}
-	fixed = make([]byte, 0, len(head)+8)
-	fixed = append(fixed, head[:lineEnd+1]...)
-	fixed = append(fixed, "Host:\r\n"...)
-	fixed = append(fixed, head[lineEnd+1:]...)
+	fixed = make([]byte, 0, len(head)+len(target)+32)
+	if rewrite {
+		fixed = append(fixed, reqLine+"\r\n"...)
+	} else {
+		fixed = append(fixed, head[:lineEnd+1]...)
+	}
+	if addHost {
+		fixed = append(fixed, "Host:\r\n"...)
+	}
+	if rewrite {
+		fixed = append(fixed, restRawTargetHeader+": "+target+"\r\n"...)
+	}
+	for rest := head[lineEnd+1:]; len(rest) > 0; {
+		n := bytes.IndexByte(rest, '\n') + 1
+		if n == 0 {
+			n = len(rest)
+		}
+		line := rest[:n]
+		rest = rest[n:]
+		if name, _, ok := strings.Cut(string(line), ":"); ok && strings.EqualFold(strings.TrimSpace(name), restRawTargetHeader) {
+			continue
+		}
+		fixed = append(fixed, line...)
+	}
 	return fixed, state, remain
 }

@@ -119,7 +119,16 @@ func FuzzHostConn(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, n uint8) {
 		out := feedAll(data, int(n)+1)
-		// Only Host headers are ever added.
+		lower := bytes.ToLower(data)
+		if bytes.Contains(lower, []byte("/rest/")) || bytes.Contains(lower, []byte(strings.ToLower(restRawTargetHeader))) {
+			// REST targets may be escaped and carried in a header of
+			// their own (restRawTargetHeader), once per head.
+			if len(out) > 4*len(data)+(7+len(restRawTargetHeader)+4)*(len(data)/18+1) {
+				t.Fatalf("output grew too much: %d from %d", len(out), len(data))
+			}
+			return
+		}
+		// Otherwise only Host headers are ever added.
 		stripped := bytes.ReplaceAll(out, []byte("Host:\r\n"), nil)
 		if !bytes.Equal(bytes.ReplaceAll(data, []byte("Host:\r\n"), nil), stripped) {
 			t.Fatalf("stream changed beyond Host headers:\n%q\n%q", data, out)

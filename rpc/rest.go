@@ -214,8 +214,13 @@ func sanitizeURI(s string) string {
 }
 
 // queryParam returns the first value of key in uri's query string, or def
-// when absent; ok is false when the query cannot be parsed.
+// when absent; ok is false when the query cannot be parsed. As bitcoind,
+// which parses the whole URI to read a parameter, it also fails when the
+// path breaks RFC 3986.
 func queryParam(uri, key, def string) (string, bool) {
+	if !validURIChars(uri) {
+		return "", false
+	}
 	i := strings.IndexByte(uri, '?')
 	if i < 0 {
 		return def, true
@@ -228,6 +233,29 @@ func queryParam(uri, key, def string) (string, bool) {
 		return v[0], true
 	}
 	return def, true
+}
+
+// validURIChars reports whether uri (path, query, fragment) holds only
+// the characters RFC 3986 allows in each part, every '%' starting a
+// two-digit escape.
+func validURIChars(uri string) bool {
+	const other = "-._~!$&'()*+,;=:@/"
+	fragment := false
+	for i := 0; i < len(uri); i++ {
+		c := uri[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(other, c) >= 0:
+		case c == '?':
+			// Ends the path; allowed in the query and the fragment.
+		case c == '#' && !fragment:
+			fragment = true
+		case c == '%' && i+2 < len(uri) && isHexDigit(uri[i+1]) && isHexDigit(uri[i+2]):
+			i += 2
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // parseREST parses a REST request URI (path and query, undecoded) and body
@@ -586,7 +614,11 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	// The raw request target keeps bitcoind's view of the URI: not
 	// percent-decoded.
 	uri := r.RequestURI
-	if !strings.HasPrefix(uri, "/") {
+	if raw := r.Header.Get(restRawTargetHeader); raw != "" && r.TLS == nil {
+		// Set by hostConn, which drops a client's own (hostconn.go);
+		// TLS connections do not pass through it.
+		uri = raw
+	} else if !strings.HasPrefix(uri, "/") {
 		uri = r.URL.RequestURI()
 	}
 	writeREST(w, answerWithin(s, func() restReply { return s.handleREST(uri, body) },

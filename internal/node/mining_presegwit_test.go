@@ -77,3 +77,28 @@ func TestWitnessRevalidationAfterActivationMoved(t *testing.T) {
 		t.Fatalf("reindexed to height %d, want 4", h)
 	}
 }
+
+// TestMiningBeforeSegwitSkipsWitnessTxs: before segwit activates, a
+// mempool transaction with witness data is left out of mined blocks
+// (it would make the block unexpected-witness); from activation it is
+// mined.
+func TestMiningBeforeSegwitSkipsWitnessTxs(t *testing.T) {
+	n := newTestNode(t, "--testactivationheight=segwit@105")
+	n.mine(t, 101)
+	op, v := n.coinbaseOut(t, 1)
+	tx := opTrueSpend(op, v, 1, 1_000)
+	if _, err := n.s.pool.AcceptTransaction(tx, mempoolOpts()); err != nil {
+		t.Skipf("the mempool refuses witness spends before segwit: %v", err)
+	}
+	for h := int32(102); h <= 105; h++ {
+		n.mine(t, 1)
+		tip := n.s.chain.BestSnapshot()
+		blk, err := n.s.chain.BlockByHash(&tip.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mined := len(blk.Transactions) > 1; mined != (h >= 105) {
+			t.Fatalf("height %d: witness transaction mined %v", h, mined)
+		}
+	}
+}

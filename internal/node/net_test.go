@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"encoding/json"
 	"net"
 	"net/netip"
@@ -512,4 +513,37 @@ func TestSendMsgToPeer(t *testing.T) {
 	if _, rerr := n.rpcCall(t, "sendmsgtopeer", id+100, "ping", ""); rerr == nil || rerr.Message != "Error: Could not send message to peer" {
 		t.Errorf("unknown peer: %v", rerr)
 	}
+}
+
+// TestNetTotalsCountArrivingBytes: getnettotals counts received bytes as
+// they arrive, as Core, not only once their message is complete.
+func TestNetTotalsCountArrivingBytes(t *testing.T) {
+	n := newTestNode(t)
+	r := dialNetPeer(t, n) // answers nothing, so only what the test sends arrives
+	local := r.conn.LocalAddr().String()
+	waitFor(t, 10*time.Second, "peer registered", func() bool {
+		for _, p := range n.s.sync.Peers() {
+			if p.Addr() == local {
+				return true
+			}
+		}
+		return false
+	})
+	recv := func() uint64 {
+		var nt struct {
+			Recv uint64 `json:"totalbytesrecv"`
+		}
+		json.Unmarshal(n.must(t, "getnettotals"), &nt)
+		return nt.Recv
+	}
+	before := recv()
+	var buf bytes.Buffer
+	if _, err := wire.WriteMessage(&buf, &wire.MsgPing{Nonce: 7}, wire.ProtocolVersion, r.net, wire.WitnessEncoding); err != nil {
+		t.Fatal(err)
+	}
+	part := buf.Bytes()[:wire.MessageHeaderSize+3] // the header and part of the nonce
+	if _, err := r.conn.Write(part); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "partial message in getnettotals", func() bool { return recv() == before+uint64(len(part)) })
 }

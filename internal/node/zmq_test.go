@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btcsuite/btclog"
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/btcnode/btcd/wire"
@@ -179,4 +180,20 @@ func TestZMQOptions(t *testing.T) {
 	if rerr != nil || string(res) != "[]" {
 		t.Fatalf("getzmqnotifications without publishers: %s %+v", res, rerr)
 	}
+}
+
+// TestZMQBadAddressLogged: a malformed -zmqpub address does not stop
+// start-up; the node logs why the publisher was left out and runs
+// without it.
+func TestZMQBadAddressLogged(t *testing.T) {
+	logged := captureLog(t)
+	zmqLog.SetLevel(btclog.LevelInfo)
+	t.Cleanup(func() { zmqLog.SetLevel(btclog.LevelOff) })
+	n := newTestNode(t, "--zmqpubhashtx=foo")
+	res, rerr := n.rpcCall(t, "getzmqnotifications")
+	if rerr != nil || string(res) != "[]" {
+		t.Fatalf("getzmqnotifications: %s %+v", res, rerr)
+	}
+	want := `ZMQ publisher not started: zmq: bad publisher address: --zmqpubhashtx="foo"`
+	waitFor(t, 5*time.Second, "log line "+want, func() bool { return strings.Contains(logged(), want) })
 }

@@ -177,9 +177,7 @@ func (m *Manager) handleCmpct(p *peer.Peer, hdr wire.BlockHeader, pb *partialBlo
 		if errors.As(err, &re) {
 			m.log.Infof("Invalid compact block header from %v: %v", p, err)
 			p.Misbehaving(PenaltyInvalid, "invalid header: "+re.Reason)
-			if p.Connected() {
-				m.disconnect(ps, "invalid header")
-			}
+			m.dropInvalid(ps, "invalid header")
 			return
 		}
 		m.log.Errorf("Processing compact block header from %v: %v", p, err)

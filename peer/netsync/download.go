@@ -228,6 +228,15 @@ func (m *Manager) dropRequests(ps *peerState) {
 	clear(ps.inflight)
 }
 
+// dropInvalid disconnects ps for an invalid header or block unless it has
+// the noban permission or is a manual connection: Core scores such peers
+// but keeps them, whatever they send.
+func (m *Manager) dropInvalid(ps *peerState, why string) {
+	if ps.p.Connected() && !ps.p.HasPermission(peer.PermNoBan) && !ps.p.Manual() {
+		m.disconnect(ps, why)
+	}
+}
+
 // disconnect drops a peer at once, reassigning its requests before the
 // disconnection event arrives.
 func (m *Manager) disconnect(ps *peerState, why string) {
@@ -315,9 +324,7 @@ func (m *Manager) handleHeaders(ps *peerState, headers []wire.BlockHeader) {
 		if errors.As(err, &re) {
 			m.log.Infof("Invalid headers from %v: %v", ps.p, err)
 			ps.p.Misbehaving(PenaltyInvalid, "invalid header: "+re.Reason)
-			if ps.p.Connected() {
-				m.disconnect(ps, "invalid header")
-			}
+			m.dropInvalid(ps, "invalid header")
 			return
 		}
 		m.log.Errorf("Processing headers from %v: %v", ps.p, err)
@@ -487,9 +494,8 @@ func (m *Manager) handleBlock(be blockEvent) {
 		if errors.As(err, &re) {
 			m.log.Debugf("Rejected block %v from %v: %v", hash, be.p, err)
 			be.p.Misbehaving(PenaltyInvalid, "invalid block: "+re.Reason)
-			// Core keeps noban and manual peers whatever they send.
-			if ps != nil && be.p.Connected() && !be.p.HasPermission(peer.PermNoBan) && !be.p.Manual() {
-				m.disconnect(ps, "invalid block")
+			if ps != nil {
+				m.dropInvalid(ps, "invalid block")
 			}
 		} else {
 			m.log.Errorf("Processing block %v: %v", hash, err)

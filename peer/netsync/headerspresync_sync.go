@@ -135,8 +135,8 @@ func (m *Manager) continuePresync(ps *peerState, headers []wire.BlockHeader) boo
 		m.endPresync(ps)
 		// As for any misbehaviour, a noban peer is kept (it was still
 		// presynced, as in Core).
-		if !ps.p.Misbehaving(PenaltyInvalid, err.Error()) && ps.p.Connected() && !ps.p.HasPermission(peer.PermNoBan) {
-			m.disconnect(ps, "headers presync failed")
+		if !ps.p.Misbehaving(PenaltyInvalid, err.Error()) {
+			m.dropInvalid(ps, "headers presync failed")
 		}
 	case s.phase == phaseFinal:
 		m.log.Debugf("Headers presync with %v complete at height %d", ps.p, s.redl.height)
@@ -171,9 +171,7 @@ func (m *Manager) releasePresynced(ps *peerState, headers []wire.BlockHeader) bo
 	if errors.As(err, &re) {
 		m.log.Infof("Invalid headers from %v: %v", ps.p, err)
 		ps.p.Misbehaving(PenaltyInvalid, "invalid header: "+re.Reason)
-		if ps.p.Connected() {
-			m.disconnect(ps, "invalid header")
-		}
+		m.dropInvalid(ps, "invalid header")
 		return false
 	}
 	m.log.Errorf("Processing headers from %v: %v", ps.p, err)

@@ -98,6 +98,39 @@ func TestInvalidBlockFromNoBanPeer(t *testing.T) {
 	}
 }
 
+// TestInvalidHeaderFromNoBanPeer: a header breaking a consensus rule
+// (time-too-old), sent in a headers message or as a compact block, scores
+// the sender; a noban peer stays connected, as in Core, and one without
+// is dropped.
+func TestInvalidHeaderFromNoBanPeer(t *testing.T) {
+	for _, kind := range []string{"headers", "cmpctblock"} {
+		for _, noban := range []bool{true, false} {
+			n := newNode(t, nil)
+			b := buildChain(t, n.chain, 5)
+			gen := n.chain.Params().GenesisBlock.Header.Timestamp
+			e := b.NextBlock(nil, nil, &chaintest.BlockOpts{CoinbaseKind: chaintest.OpTrue, Time: gen})
+			fake, in := linkFakeWith(t, n, fakeConfig(n, 6), func(p *peer.Peer) {
+				if noban {
+					p.SetPermissions(peer.PermNoBan)
+				}
+			})
+			var msg wire.Message = &wire.MsgHeaders{Headers: []wire.BlockHeader{e.Block.Header}}
+			if kind == "cmpctblock" {
+				msg = wire.NewMsgCmpctBlock(e.Block, 1)
+			}
+			fake.QueueMessage(msg, nil)
+			waitCond(t, 10*time.Second, kind+": header scored", func() bool { return in.BanScore() >= PenaltyInvalid })
+			time.Sleep(200 * time.Millisecond)
+			if noban && !in.Connected() {
+				t.Fatalf("%s: noban peer disconnected after an invalid header: %v", kind, in.Err())
+			}
+			if !noban {
+				waitCond(t, 5*time.Second, kind+": plain peer dropped", func() bool { return !in.Connected() })
+			}
+		}
+	}
+}
+
 // TestUnrequestedBlockNoPenalty: a block nobody asked for that extends the
 // tip is connected and costs the sender nothing, as in Core.
 func TestUnrequestedBlockNoPenalty(t *testing.T) {
