@@ -42,11 +42,17 @@
 // code and an ErrorKind for errors.Is: ErrConsensus marks a peer that
 // relayed something invalid, ErrMissingInputs an orphan candidate.
 //
-// Persistence: Pool.SaveFile/LoadFile write and read our own versioned
-// mempool.dat ("BNMP", version 1; see persist.go) and
-// FeeEstimator.SaveFile/LoadFeeEstimates the estimator ("BNFE", version 2;
-// see feepersist.go). Corrupt files are errors of kind ErrCorruptFile and
-// leave an empty pool or estimator.
+// Persistence: Pool.SaveFile/LoadFile write and read mempool.dat in
+// Bitcoin Core's format (version 2 with an obfuscation key, or version 1
+// with Config.PersistV1; see persist_core.go), with entry times, fee
+// deltas and the unbroadcast set, so a dump moves between this node and
+// bitcoind; the node's former "BNMP" files still load (persist_legacy.go).
+// LoadMempoolFile takes importmempool's options.
+// FeeEstimator.SaveFile/LoadFeeEstimates write and read the estimator in a
+// format of its own ("BNFE", version 2; see feepersist.go). Corrupt files
+// are errors of kind ErrCorruptFile; a file is decoded whole before
+// anything of it is used, so a corrupt one leaves the pool as it was
+// and the estimator empty.
 //
 // Packages follow Core 30 too (package.go, package_accept.go):
 // TestAcceptPackage is testmempoolaccept of several transactions (each

@@ -3,7 +3,6 @@ package mempool
 import (
 	"encoding/binary"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -319,17 +318,4 @@ func checkInvariants(t *testing.T, p *Pool) {
 	if usage != p.usage || vsize != p.totalVSize || fees != p.totalFees {
 		t.Fatalf("totals: usage %d/%d vsize %d/%d fees %d/%d", p.usage, usage, p.totalVSize, vsize, p.totalFees, fees)
 	}
-}
-
-func bytesReader(b []byte) *bytesReaderT { return &bytesReaderT{b: b} }
-
-type bytesReaderT struct{ b []byte }
-
-func (r *bytesReaderT) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b)
-	r.b = r.b[n:]
-	return n, nil
 }

@@ -53,6 +53,10 @@ type Config struct {
 	OnOrphanRejected func(r RejectedOrphan)
 	// Now is the clock (the node clock, clock.Now, when nil).
 	Now func() time.Time
+	// PersistV1 writes mempool.dat in Core's version 1 format, without
+	// the obfuscation key, which Core releases before 28 need
+	// (-persistmempoolv1).
+	PersistV1 bool
 }
 
 // DefaultConfig returns Core's defaults; the caller must still set Chain

@@ -2,7 +2,7 @@ package mempool
 
 import (
 	"bytes"
-	"encoding/binary"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"os"
@@ -12,141 +12,68 @@ import (
 	"github.com/btcnode/btcd/wire"
 )
 
+// This file is the pool's side of mempool.dat (savemempool,
+// -persistmempool, importmempool): taking a snapshot in Core's format
+// (persist_core.go) and entering a file's transactions as Core's
+// LoadMempool does.
+
 // ErrCorruptFile is the kind of every persistence decoding error.
 const ErrCorruptFile = ErrorKind("corrupt file")
 
-// mempool.dat format (our own, version 2), all integers little-endian:
-//
-//	magic   "BNMP"            4 bytes
-//	version 0x02              1 byte
-//	saved   int64             Unix time of the save
-//	count   varint            number of transactions
-//	count × { time int64 (Unix entry time), flags byte, size varint, tx (BIP144 serialization, size bytes) }
-//
-// flags bit 0 marks a transaction of the unbroadcast set; other bits must
-// be zero. Version 1 files (records without the flags byte) still load.
-// The file is written to a temporary name and renamed, so a crash leaves
-// either the old or the new file.
-const (
-	mempoolMagic     = "BNMP"
-	mempoolVersion   = 2
-	maxMempoolTxSize = wire.MaxBlockSerializedSize
-	// savedUnbroadcast is the record flag of an unbroadcast transaction.
-	savedUnbroadcast = 1
-)
-
-// SavedTx is one transaction of a mempool.dat file.
-type SavedTx struct {
-	Tx   *wire.MsgTx
-	Time time.Time
-	// Unbroadcast marks a locally submitted transaction no peer had
-	// requested when the file was written.
-	Unbroadcast bool
-}
+// MaxMempoolFileBytes bounds the mempool.dat read into memory: a full
+// default-size (300 MB) mempool's dump fits several times over.
+const MaxMempoolFileBytes = 1 << 30
 
 func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorruptFile}, args...)...)
 }
 
-// EncodeMempool serializes txs in the mempool.dat format.
-func EncodeMempool(txs []SavedTx, saved time.Time) []byte {
-	b := append([]byte(mempoolMagic), mempoolVersion)
-	b = binary.LittleEndian.AppendUint64(b, uint64(saved.Unix()))
-	b = wire.AppendVarInt(b, uint64(len(txs)))
-	for _, s := range txs {
-		b = binary.LittleEndian.AppendUint64(b, uint64(s.Time.Unix()))
-		var flags byte
-		if s.Unbroadcast {
-			flags |= savedUnbroadcast
-		}
-		b = append(b, flags)
-		b = wire.AppendVarInt(b, uint64(s.Tx.SerializeSize()))
-		b = s.Tx.AppendTo(b, true)
+// Snapshot returns the pool as a mempool.dat of the configured version
+// (Config.PersistV1) with a fresh random key: the transactions parents
+// first with their entry times and fee deltas, the deltas of transactions
+// not in the pool and the unbroadcast set, all taken under one lock so
+// they agree.
+func (p *Pool) Snapshot() *MempoolFile {
+	f := &MempoolFile{Version: MempoolFileV2}
+	if p.cfg.PersistV1 {
+		f.Version = MempoolFileV1
+	} else {
+		rand.Read(f.Key[:]) // never fails: Go aborts instead
 	}
-	return b
-}
-
-// DecodeMempool parses a mempool.dat file. Every count is checked against
-// the bytes left before anything is allocated.
-func DecodeMempool(b []byte) ([]SavedTx, time.Time, error) {
-	if len(b) < len(mempoolMagic)+1+8 || string(b[:4]) != mempoolMagic {
-		return nil, time.Time{}, corrupt("bad mempool file header")
-	}
-	version := b[4]
-	if version != 1 && version != mempoolVersion {
-		return nil, time.Time{}, corrupt("unknown mempool file version %d", version)
-	}
-	saved := time.Unix(int64(binary.LittleEndian.Uint64(b[5:13])), 0)
-	b = b[13:]
-	count, n, err := wire.ReadVarInt(b)
-	if err != nil {
-		return nil, saved, corrupt("count: %v", err)
-	}
-	b = b[n:]
-	const minRecord = 8 + 1 + wire.MinTxSize
-	if count > uint64(len(b)/minRecord) {
-		return nil, saved, corrupt("count %d exceeds file size", count)
-	}
-	out := make([]SavedTx, 0, count)
-	for i := uint64(0); i < count; i++ {
-		if len(b) < 8 {
-			return nil, saved, corrupt("truncated record %d", i)
-		}
-		t := time.Unix(int64(binary.LittleEndian.Uint64(b)), 0)
-		b = b[8:]
-		var flags byte
-		if version >= 2 {
-			if len(b) < 1 {
-				return nil, saved, corrupt("truncated record %d", i)
-			}
-			flags, b = b[0], b[1:]
-			if flags&^savedUnbroadcast != 0 {
-				return nil, saved, corrupt("record %d: unknown flags %#x", i, flags)
-			}
-		}
-		size, n, err := wire.ReadVarInt(b)
-		if err != nil {
-			return nil, saved, corrupt("record %d size: %v", i, err)
-		}
-		b = b[n:]
-		if size > maxMempoolTxSize || size > uint64(len(b)) {
-			return nil, saved, corrupt("record %d size %d out of range", i, size)
-		}
-		tx := new(wire.MsgTx)
-		used, err := tx.Decode(b[:size])
-		if err != nil {
-			return nil, saved, corrupt("record %d: %v", i, err)
-		}
-		if uint64(used) != size {
-			return nil, saved, corrupt("record %d: %d trailing bytes", i, size-uint64(used))
-		}
-		b = b[size:]
-		out = append(out, SavedTx{Tx: tx, Time: t, Unbroadcast: flags&savedUnbroadcast != 0})
-	}
-	if len(b) != 0 {
-		return nil, saved, corrupt("%d trailing bytes", len(b))
-	}
-	return out, saved, nil
-}
-
-// Save writes the pool to w, parents before children.
-func (p *Pool) Save(w io.Writer) error {
 	p.mu.RLock()
 	entries := make([]*Entry, 0, len(p.byTxID))
 	for _, e := range p.byTxID {
 		entries = append(entries, e)
 	}
-	p.mu.RUnlock()
+	// Sorted under the lock: ancestor counts change as the pool does.
 	sortTopological(entries)
-	unbroadcast := make(map[wire.Hash]bool)
-	for _, txid := range p.unbroadcastIDs() {
-		unbroadcast[txid] = true
-	}
-	txs := make([]SavedTx, len(entries))
+	f.Txs = make([]FileTx, len(entries))
 	for i, e := range entries {
-		txs[i] = SavedTx{Tx: e.Tx, Time: e.Time, Unbroadcast: unbroadcast[e.TxID]}
+		f.Txs[i] = FileTx{Tx: e.Tx, Time: e.Time.Unix(), FeeDelta: p.deltas[e.TxID]}
 	}
-	_, err := w.Write(EncodeMempool(txs, p.now()))
+	for id, d := range p.deltas {
+		if _, inPool := p.byTxID[id]; !inPool {
+			f.Deltas = append(f.Deltas, FeeDelta{TxID: id, Delta: d})
+		}
+	}
+	for id := range p.unbroadcast {
+		f.Unbroadcast = append(f.Unbroadcast, id)
+	}
+	p.mu.RUnlock()
+	// In txid byte order, as Core's map and set serialize: the same pool
+	// always gives the same file but for the key.
+	sort.Slice(f.Deltas, func(i, j int) bool { return bytes.Compare(f.Deltas[i].TxID[:], f.Deltas[j].TxID[:]) < 0 })
+	sort.Slice(f.Unbroadcast, func(i, j int) bool { return bytes.Compare(f.Unbroadcast[i][:], f.Unbroadcast[j][:]) < 0 })
+	return f
+}
+
+// Save writes the pool to w as a mempool.dat (Snapshot).
+func (p *Pool) Save(w io.Writer) error {
+	b, err := EncodeMempoolFile(p.Snapshot())
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
 	return err
 }
 
@@ -161,56 +88,129 @@ func sortTopological(es []*Entry) {
 	})
 }
 
-// LoadStats reports what Load did.
+// LoadStats reports what a load did, in the terms of Core's log line.
 type LoadStats struct {
 	Accepted, Failed, Expired, Known int
+	// Unbroadcast is the size of the file's unbroadcast set when it was
+	// applied.
+	Unbroadcast int
 }
 
-// Load reads a mempool.dat stream and submits each transaction with its
-// original entry time; transactions older than the expiry are skipped.
-func (p *Pool) Load(r io.Reader) (LoadStats, error) {
+// LoadOptions choose what of a file a load takes over (importmempool's
+// options).
+type LoadOptions struct {
+	// UseCurrentTime enters the transactions now instead of at the
+	// file's entry times.
+	UseCurrentTime bool
+	// ApplyFeeDeltas adds the file's fee deltas to the pool's.
+	ApplyFeeDeltas bool
+	// ApplyUnbroadcast puts the file's unbroadcast transactions that
+	// entered the pool in its unbroadcast set.
+	ApplyUnbroadcast bool
+}
+
+// StartupLoadOptions are those of loading mempool.dat at start-up: the
+// file is taken over whole.
+var StartupLoadOptions = LoadOptions{ApplyFeeDeltas: true, ApplyUnbroadcast: true}
+
+// LoadMempoolFile enters f's transactions as Core's LoadMempool does:
+// each transaction's fee delta first (so that it counts towards its
+// acceptance, and is kept even when the transaction is refused), the
+// transaction itself unless its entry time is past the expiry, then the
+// deltas of transactions not in the file's pool and the unbroadcast set.
+// Loaded transactions are not announced.
+func (p *Pool) LoadMempoolFile(f *MempoolFile, opts LoadOptions) LoadStats {
 	var st LoadStats
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return st, err
-	}
-	txs, _, err := DecodeMempool(b)
-	if err != nil {
-		return st, err
-	}
-	cutoff := p.now().Add(-p.cfg.Expiry)
-	var accepted []*Entry
-	for _, s := range txs {
-		if s.Time.Before(cutoff) {
+	now := p.now()
+	cutoff := now.Add(-p.cfg.Expiry)
+	for _, e := range f.Txs {
+		t := now
+		if !opts.UseCurrentTime {
+			t = unixTime(e.Time)
+		}
+		txid := e.Tx.TxHash()
+		if e.FeeDelta != 0 && opts.ApplyFeeDeltas {
+			p.prioritiseLoaded(txid, e.FeeDelta)
+		}
+		if !t.After(cutoff) {
 			st.Expired++
 			continue
 		}
 		p.mu.Lock()
-		res, err := p.acceptLocked(s.Tx, AcceptOptions{Time: s.Time})
+		_, err := p.acceptLocked(e.Tx, AcceptOptions{Time: t})
 		p.mu.Unlock()
 		switch {
 		case err == nil:
 			st.Accepted++
-			accepted = append(accepted, res.Entry)
-		case isAlreadyHave(err):
+		case p.Has(txid):
 			st.Known++
 		default:
 			st.Failed++
 		}
-		if s.Unbroadcast {
-			p.AddUnbroadcast(s.Tx.TxHash())
+	}
+	if opts.ApplyFeeDeltas {
+		// A txid listed twice counts once, the first time, as Core reads
+		// the list into a map.
+		seen := make(map[wire.Hash]bool, len(f.Deltas))
+		for _, d := range f.Deltas {
+			if !seen[d.TxID] {
+				seen[d.TxID] = true
+				p.prioritiseLoaded(d.TxID, d.Delta)
+			}
 		}
 	}
-	_ = accepted // loaded transactions are not announced, as in Core
-	return st, nil
+	if opts.ApplyUnbroadcast {
+		st.Unbroadcast = len(f.Unbroadcast)
+		for _, txid := range f.Unbroadcast {
+			p.AddUnbroadcast(txid) // only a pool transaction joins
+		}
+	}
+	return st
 }
 
-func isAlreadyHave(err error) bool {
-	re, ok := err.(*RejectError)
-	return ok && (re.Reason == ReasonAlreadyInMempool || re.Reason == ReasonSameNonWitness)
+// prioritiseLoaded applies a fee delta from a file; one the pool refuses
+// is skipped, as the rest of the file still loads.
+func (p *Pool) prioritiseLoaded(txid wire.Hash, delta int64) {
+	if err := p.PrioritiseTransaction(txid, delta); err != nil {
+		log.Debugf("Fee delta of %s from mempool file not applied: %v", txid, err)
+	}
 }
 
-// SaveFile writes the pool to path atomically.
+// unixTime converts a file's entry time, clamping what time.Unix cannot
+// represent sensibly.
+func unixTime(sec int64) time.Time {
+	const maxSec = 1 << 40
+	return time.Unix(min(max(sec, 0), maxSec), 0)
+}
+
+// ReadMempoolFile reads and decodes the mempool.dat at path.
+func ReadMempoolFile(path string) (*MempoolFile, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := readBounded(fh, MaxMempoolFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeMempoolFile(b)
+}
+
+// readBounded reads all of r, refusing more than max bytes.
+func readBounded(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("mempool file larger than %d bytes", max)
+	}
+	return b, nil
+}
+
+// SaveFile writes the pool to path atomically: to a temporary name that
+// is then renamed, so a crash leaves either the old or the new file.
 func (p *Pool) SaveFile(path string) error {
 	var buf bytes.Buffer
 	if err := p.Save(&buf); err != nil {
@@ -219,17 +219,17 @@ func (p *Pool) SaveFile(path string) error {
 	return writeFileAtomic(path, buf.Bytes())
 }
 
-// LoadFile loads path; a missing file is not an error.
+// LoadFile loads path with StartupLoadOptions; a missing file is not an
+// error.
 func (p *Pool) LoadFile(path string) (LoadStats, error) {
-	f, err := os.Open(path)
+	f, err := ReadMempoolFile(path)
 	if os.IsNotExist(err) {
 		return LoadStats{}, nil
 	}
 	if err != nil {
 		return LoadStats{}, err
 	}
-	defer f.Close()
-	return p.Load(f)
+	return p.LoadMempoolFile(f, StartupLoadOptions), nil
 }
 
 func writeFileAtomic(path string, data []byte) error {

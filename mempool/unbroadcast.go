@@ -62,14 +62,3 @@ func (p *Pool) Unbroadcast() []*Entry {
 	}
 	return out
 }
-
-// unbroadcastIDs returns the set's txids (for mempool.dat).
-func (p *Pool) unbroadcastIDs() []wire.Hash {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	out := make([]wire.Hash, 0, len(p.unbroadcast))
-	for txid := range p.unbroadcast {
-		out = append(out, txid)
-	}
-	return out
-}

@@ -6,7 +6,7 @@ import (
 )
 
 // This file is bitcoind's importmempool: load a mempool.dat file (Core's
-// format, or the one savemempool writes) into the running pool.
+// format, which savemempool writes too) into the running pool.
 
 // ImportMempoolOptions are importmempool's options, with bitcoind's
 // defaults.

@@ -267,6 +267,7 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 		cfg.MempoolExpiry = uint64(max(a.getInt("mempoolexpiry", 336), 0))
 	}
 	cfg.PersistMempool = a.getBool("persistmempool", true)
+	cfg.PersistMempoolV1 = a.getBool("persistmempoolv1", false)
 	// Refused off regtest once the log is open (node.Run), as bitcoind.
 	cfg.AcceptStaleFeeEstimates = a.getBool("acceptstalefeeestimates", false)
 	for _, f := range []struct {

@@ -101,6 +101,24 @@ func TestFrameworkCommandLine(t *testing.T) {
 	}
 }
 
+// TestPersistMempoolV1: -persistmempoolv1 selects Core's version 1
+// mempool.dat, on the command line and in bitcoin.conf; it is off by
+// default.
+func TestPersistMempoolV1(t *testing.T) {
+	if cfg := mustBuild(t, "", "-regtest"); cfg.PersistMempoolV1 {
+		t.Error("persistmempoolv1 on by default")
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-persistmempoolv1"); !cfg.PersistMempoolV1 {
+		t.Error("-persistmempoolv1 ignored")
+	}
+	if cfg := mustBuild(t, "regtest=1\n[regtest]\npersistmempoolv1=1\n"); !cfg.PersistMempoolV1 {
+		t.Error("persistmempoolv1=1 in bitcoin.conf ignored")
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-persistmempoolv1=0"); cfg.PersistMempoolV1 {
+		t.Error("-persistmempoolv1=0 turned it on")
+	}
+}
+
 func TestUnsupportedOptions(t *testing.T) {
 	for _, argv := range [][]string{
 		{"-regtest", "-natpmp=0"},

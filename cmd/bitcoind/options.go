@@ -93,7 +93,7 @@ var options = []option{
 	{name: "minimumchainwork", arg: "<hex>", help: "Minimum work assumed to exist on a valid chain in hex (default: the network's built-in value)", group: gOptions, flags: debugOnly},
 	{name: "par", arg: "<n>", help: "Set the number of script verification threads (0 = auto, up to 256, <0 = leave that many cores free, default: 0)", group: gOptions},
 	{name: "persistmempool", help: "Whether to save the mempool on shutdown and load on restart (default: 1)", group: gOptions},
-	{name: "persistmempoolv1", help: "Write mempool.dat in the legacy format (not supported)", group: gHidden, disp: unsupported, off: "0"},
+	{name: "persistmempoolv1", help: "Whether mempool.dat, written by -persistmempool and the savemempool RPC, uses the legacy format (version 1, without an obfuscation key, readable by releases before 28) instead of the current one (version 2) (default: 0)", group: gOptions},
 	{name: "pid", arg: "<file>", help: "Specify pid file. Relative paths will be prefixed by a net-specific datadir location. (default: bitcoind.pid)", group: gOptions},
 	{name: "prune", arg: "<n>", help: "Reduce storage requirements by enabling pruning (deleting) of old blocks. This mode is incompatible with -txindex. (default: 0 = disable pruning blocks, 1 = allow manual pruning via RPC, >=550 = automatically prune block files to stay under the specified target size in MiB)", group: gOptions},
 	{name: "reindex", help: "If enabled, wipe chain state and block index, and rebuild them from blk*.dat files on disk.", group: gOptions},

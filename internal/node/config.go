@@ -225,6 +225,7 @@ type MempoolOptions struct {
 	MaxMempool              uint64  `long:"maxmempool" description:"Keep the transaction memory pool below this many MB (minimum 5)"`
 	MempoolExpiry           uint64  `long:"mempoolexpiry" description:"Do not keep transactions in the mempool longer than this many hours"`
 	PersistMempool          bool    `long:"persistmempool" description:"Save the mempool on shutdown and load it on restart"`
+	PersistMempoolV1        bool    `long:"persistmempoolv1" description:"Write mempool.dat (--persistmempool, savemempool) in the version 1 format without an obfuscation key, for Bitcoin Core releases before 28"`
 	AcceptStaleFeeEstimates bool    `long:"acceptstalefeeestimates" description:"Use fee_estimates.dat even when it was last written more than 60 hours ago (regtest only)"`
 	DataCarrierSize         uint32  `long:"datacarriersize" description:"Maximum size in bytes of data in data carrier (OP_RETURN) outputs we relay and mine"`
 	NoDataCarrier           bool    `long:"nodatacarrier" description:"Do not relay or mine transactions with data carrier (OP_RETURN) outputs"`

@@ -31,8 +31,8 @@
 // chainstate with its UTXO cache (--utxocachemaxsize), the chain
 // (--assumevalid, --par, --sigcachemaxsize, --txindex, --prune), the
 // mempool (its ChainView and script seam are adapters over the chain and
-// txscript with the shared signature cache; mempool.dat with
-// --persistmempool; chain notifications drive BlockConnected and
+// txscript with the shared signature cache; mempool.dat, in Core's
+// format, with --persistmempool and --persistmempoolv1; chain notifications drive BlockConnected and
 // BlockDisconnected), the ban and address managers, the connection
 // manager, the sync manager (peer/netsync) and the RPC server, whose
 // backend functions are adapters in rpcadapter.go; mining.go wires the

@@ -328,6 +328,7 @@ func (s *server) newMempool() {
 	// (...)" / "non-mandatory-script-verify-flag (...)", as the Core
 	// releases that the functional test suite and current tools expect.
 	mc.LegacyScriptReasons = true
+	mc.PersistV1 = cfg.PersistMempoolV1
 	mc.Policy.MinRelayFee = mempool.FeeRate(cfg.minRelayTxFeeSat)
 	mc.Policy.IncrementalRelayFee = mempool.FeeRate(cfg.incrementalRelayFeeSat)
 	mc.Policy.DustRelayFee = mempool.FeeRate(cfg.dustRelayFeeSat)
@@ -490,10 +491,14 @@ func (s *server) loadMempool() {
 		return
 	}
 	path := filepath.Join(s.cfg.DataDir, mempoolFile)
-	if st, err := s.pool.LoadFile(path); err == nil {
-		mempLog.Infof("Loaded mempool from %s: %+v", path, st)
-	} else if !errors.Is(err, os.ErrNotExist) {
+	f, err := mempool.ReadMempoolFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		mempLog.Debugf("No %s to load", path)
+	case err != nil:
 		mempLog.Warnf("Loading %s: %v", path, err)
+	default:
+		logMempoolLoad(s.pool.LoadMempoolFile(f, mempool.StartupLoadOptions))
 	}
 }
 
