@@ -403,6 +403,7 @@ func applyConnection(a *args, cfg *node.Config) error {
 			b.StartupLog = append(b.StartupLog, "parameter interaction: -connect or -maxconnections=0 set -> setting -listen=0")
 		}
 	}
+	cfg.NoProxyRandomize = !a.getBool("proxyrandomize", true)
 	proxy := a.getString("proxy", "")
 	if a.isNegated("proxy") {
 		proxy = ""

@@ -125,6 +125,7 @@ func TestUnsupportedOptions(t *testing.T) {
 		{"-regtest", "-nolistenonion"},
 		{"-regtest", "-blocksxor=0"},
 		{"-regtest", "-dns=1"},
+		{"-regtest", "-i2psam=127.0.0.1:7656", "-i2pacceptincoming=0"},
 		{"-regtest", "-wallet=w1", "-fallbackfee=0.1"}, // wallet options, as a build without one
 	} {
 		if _, err := build(t, "", argv...); err != nil {
@@ -133,7 +134,6 @@ func TestUnsupportedOptions(t *testing.T) {
 	}
 	for argv, want := range map[string]string{
 		"-natpmp=1":            "Invalid parameter -natpmp=1: not supported by this node",
-		"-i2pacceptincoming=0": "Invalid parameter -i2pacceptincoming=0: not supported by this node",
 		"-upnp=1":              "Invalid parameter -upnp=1: not supported by this node",
 	} {
 		_, err := build(t, "", "-regtest", argv)

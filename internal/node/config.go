@@ -162,6 +162,7 @@ type P2POptions struct {
 	ExternalIPs         []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
 	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	NoProxyRandomize    bool          `long:"noproxyrandomize" description:"Send no credentials to the --proxy and --onion proxies (by default each connection gets fresh random ones, which makes Tor isolate its streams)"`
 	I2PSAM              string        `long:"i2psam" description:"I2P SAM proxy (host:port), reported as the i2p network's proxy by getnetworkinfo; the node opens no I2P connections"`
 	BlocksOnly          bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
 	PeerBloomFilters    bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`

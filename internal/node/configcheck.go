@@ -16,6 +16,7 @@ import (
 
 	"github.com/btcnode/btcd/metrics"
 	"github.com/btcnode/btcd/peer"
+	"github.com/btcnode/btcd/peer/connmgr"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcnode/btcd/zmq"
 )
@@ -471,9 +472,16 @@ func normalizeAddress(opt, addr, defaultPort string, listen bool) (string, error
 	return net.JoinHostPort(host, strconv.FormatUint(p, 10)), nil
 }
 
-// checkHostPort validates an optional host:port option such as --proxy.
+// checkHostPort validates an optional host:port option such as --proxy,
+// which may also name a Unix socket as unix:PATH (as bitcoind's).
 func checkHostPort(opt, addr string) error {
 	if addr == "" {
+		return nil
+	}
+	if path, ok := strings.CutPrefix(addr, connmgr.UnixProxyPrefix); ok {
+		if path == "" {
+			return invalidf("%s: %q names no socket", opt, addr)
+		}
 		return nil
 	}
 	host, port, err := net.SplitHostPort(addr)

@@ -337,12 +337,12 @@ func (s *server) peerList() []*serverPeer {
 
 // dialConfig builds the outbound dialer options from --proxy and --onion.
 func dialConfig(cfg *Config) connmgr.DialConfig {
-	var dc connmgr.DialConfig
+	dc := connmgr.DialConfig{CJDNS: cfg.CJDNSReachable}
 	if cfg.Proxy != "" {
-		dc.Proxy = &connmgr.Proxy{Addr: cfg.Proxy, TorIsolation: true}
+		dc.Proxy = &connmgr.Proxy{Addr: cfg.Proxy, TorIsolation: !cfg.NoProxyRandomize}
 	}
 	if cfg.OnionProxy != "" {
-		dc.Onion = &connmgr.Proxy{Addr: cfg.OnionProxy, TorIsolation: true}
+		dc.Onion = &connmgr.Proxy{Addr: cfg.OnionProxy, TorIsolation: !cfg.NoProxyRandomize}
 	}
 	return dc
 }

@@ -602,6 +602,13 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 func peerNetwork(p *serverPeer) string {
 	na, ok := p.NetAddress()
 	if !ok {
+		// A peer reached by name through a proxy: its network is the
+		// name's (a Tor or I2P address).
+		if host, _, err := net.SplitHostPort(p.Addr()); err == nil {
+			if id, _, err := wire.ParseHost(host); err == nil && (id == wire.NetTorV3 || id == wire.NetI2P) {
+				return networkName(id)
+			}
+		}
 		return "not_publicly_routable"
 	}
 	if !addrmgr.IsRoutable(&na) {

@@ -41,12 +41,13 @@ func networksInfo(cfg *Config) []rpc.NetworkEntry {
 			Proxy: proxy, ProxyRandomizeCredentials: randomize && proxy != "",
 		}
 	}
+	randomize := !cfg.NoProxyRandomize
 	return []rpc.NetworkEntry{
-		entry("ipv4", proxy, true, true),
-		entry("ipv6", proxy, true, true),
-		entry("onion", onion, onion != "", true),
+		entry("ipv4", proxy, true, randomize),
+		entry("ipv6", proxy, true, randomize),
+		entry("onion", onion, onion != "", randomize),
 		// bitcoind's SAM proxy does no stream isolation.
 		entry("i2p", proxyText(cfg.I2PSAM, defaultSAMPort), false, false),
-		entry("cjdns", proxy, cfg.CJDNSReachable, true),
+		entry("cjdns", proxy, cfg.CJDNSReachable, randomize),
 	}
 }

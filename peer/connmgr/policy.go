@@ -141,6 +141,9 @@ type DialConfig struct {
 	Onion *Proxy
 	// Timeout bounds each connection attempt; zero means 30 seconds.
 	Timeout time.Duration
+	// CJDNS: fc00::/8 addresses are CJDNS peers (--cjdnsreachable), which
+	// Proxy reaches as it reaches IPv4 and IPv6, as bitcoind's -proxy.
+	CJDNS bool
 }
 
 // NewDialer returns the dial function the daemon's options describe.
@@ -166,7 +169,7 @@ func NewDialer(cfg DialConfig) DialFunc {
 				return nil, fmt.Errorf("%w: %s", ErrNoOnionProxy, addr)
 			}
 		}
-		if cfg.Proxy != nil && !unroutableIP(host) {
+		if cfg.Proxy != nil && (!unroutableIP(host) || (cfg.CJDNS && isCJDNS(host))) {
 			return cfg.Proxy.DialContext(ctx, "tcp", addr)
 		}
 		var d net.Dialer
@@ -238,6 +241,12 @@ func listenOne(a string) (net.Listener, error) {
 // internet (loopback, private and reserved ranges). As bitcoind, such
 // addresses are dialed directly even with --proxy: no proxy network
 // reaches them, and bitcoind's own tests dial loopback peers that way.
+// isCJDNS reports whether host is an fc00::/8 address, CJDNS's range.
+func isCJDNS(host string) bool {
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Is6() && !ip.Is4In6() && ip.As16()[0] == 0xfc
+}
+
 func unroutableIP(host string) bool {
 	ip, err := netip.ParseAddr(host)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -40,10 +41,15 @@ var socksReplies = [...]string{
 	8: "address type not supported",
 }
 
+// UnixProxyPrefix starts a Proxy.Addr that names a Unix socket
+// ("unix:/run/tor/socks", as bitcoind's -proxy and -onion take it).
+const UnixProxyPrefix = "unix:"
+
 // Proxy is a SOCKS5 proxy client (RFC 1928 CONNECT with no authentication
 // or RFC 1929 username/password).
 type Proxy struct {
-	// Addr is the proxy's host:port.
+	// Addr is the proxy's host:port, or UnixProxyPrefix and the path of
+	// a Unix socket.
 	Addr string
 	// Username and Password select username/password authentication when
 	// either is set.
@@ -75,7 +81,11 @@ func (p *Proxy) DialContext(ctx context.Context, network, addr string) (net.Conn
 		var d net.Dialer
 		dial = d.DialContext
 	}
-	conn, err := dial(ctx, "tcp", p.Addr)
+	network, proxyAddr := "tcp", p.Addr
+	if path, ok := strings.CutPrefix(p.Addr, UnixProxyPrefix); ok {
+		network, proxyAddr = "unix", path
+	}
+	conn, err := dial(ctx, network, proxyAddr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: dialing proxy %s: %v", ErrProxy, p.Addr, err)
 	}
@@ -153,20 +163,15 @@ func (p *Proxy) handshake(conn net.Conn, host string, port uint16) error {
 		return fmt.Errorf("%w: proxy chose unknown method %#x", ErrProxy, resp[1])
 	}
 
-	req := make([]byte, 0, 7+len(host))
-	req = append(req, socksVersion, socksCmdConnect, 0)
+	// Every destination goes as a domain name, IP addresses in their
+	// text form, as bitcoind sends them: a proxy sees one request shape,
+	// and Tor resolves nothing locally either way.
 	if ip, err := netip.ParseAddr(host); err == nil && ip.Zone() == "" {
-		ip = ip.Unmap()
-		if ip.Is4() {
-			req = append(req, socksAtypIPv4)
-		} else {
-			req = append(req, socksAtypIPv6)
-		}
-		req = append(req, ip.AsSlice()...)
-	} else {
-		req = append(req, socksAtypDomain, byte(len(host)))
-		req = append(req, host...)
+		host = ip.Unmap().String()
 	}
+	req := make([]byte, 0, 7+len(host))
+	req = append(req, socksVersion, socksCmdConnect, 0, socksAtypDomain, byte(len(host)))
+	req = append(req, host...)
 	req = binary.BigEndian.AppendUint16(req, port)
 	if _, err := conn.Write(req); err != nil {
 		return fmt.Errorf("%w: %v", ErrProxy, err)
