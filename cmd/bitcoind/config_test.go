@@ -133,8 +133,8 @@ func TestUnsupportedOptions(t *testing.T) {
 		}
 	}
 	for argv, want := range map[string]string{
-		"-natpmp=1":            "Invalid parameter -natpmp=1: not supported by this node",
-		"-upnp=1":              "Invalid parameter -upnp=1: not supported by this node",
+		"-natpmp=1": "Invalid parameter -natpmp=1: not supported by this node",
+		"-upnp=1":   "Invalid parameter -upnp=1: not supported by this node",
 	} {
 		_, err := build(t, "", "-regtest", argv)
 		if err == nil || err.Error() != want {
