@@ -104,6 +104,15 @@ func TestFrameworkCommandLine(t *testing.T) {
 // TestPersistMempoolV1: -persistmempoolv1 selects Core's version 1
 // mempool.dat, on the command line and in bitcoin.conf; it is off by
 // default.
+func TestProxyRandomize(t *testing.T) {
+	if cfg := mustBuild(t, "", "-regtest"); cfg.NoProxyRandomize {
+		t.Error("proxy credentials not randomized by default")
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-proxyrandomize=0"); !cfg.NoProxyRandomize {
+		t.Error("-proxyrandomize=0 ignored")
+	}
+}
+
 func TestPersistMempoolV1(t *testing.T) {
 	if cfg := mustBuild(t, "", "-regtest"); cfg.PersistMempoolV1 {
 		t.Error("persistmempoolv1 on by default")

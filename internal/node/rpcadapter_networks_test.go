@@ -33,3 +33,30 @@ func TestNetworksInfoProxies(t *testing.T) {
 		t.Errorf("no proxy: %+v", got[2])
 	}
 }
+
+// --noproxyrandomize (bitcoind's -proxyrandomize=0) sends no credentials,
+// and getnetworkinfo says so for every proxied network.
+func TestNetworksInfoNoProxyRandomize(t *testing.T) {
+	cfg := &Config{P2POptions: P2POptions{Proxy: "127.0.0.1:9050", NoProxyRandomize: true}}
+	for _, n := range networksInfo(cfg) {
+		if n.ProxyRandomizeCredentials {
+			t.Errorf("%s: proxy_randomize_credentials with --noproxyrandomize", n.Name)
+		}
+	}
+	if dc := dialConfig(cfg); dc.Proxy == nil || dc.Proxy.TorIsolation {
+		t.Error("--noproxyrandomize still randomizes credentials")
+	}
+	if dc := dialConfig(&Config{P2POptions: P2POptions{Proxy: "127.0.0.1:9050", CJDNSReachable: true}}); !dc.Proxy.TorIsolation || !dc.CJDNS {
+		t.Error("default proxy without random credentials, or CJDNS not routed through it")
+	}
+}
+
+// bitcoind's -proxy and -onion take unix:PATH.
+func TestUnixProxyOption(t *testing.T) {
+	if err := checkHostPort("--proxy", "unix:/run/tor/socks"); err != nil {
+		t.Errorf("unix proxy refused: %v", err)
+	}
+	if err := checkHostPort("--proxy", "unix:"); err == nil {
+		t.Error("unix: without a path accepted")
+	}
+}

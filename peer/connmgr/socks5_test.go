@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -19,6 +20,7 @@ type socksServer struct {
 	user, pass string
 	reply      byte
 	targets    chan string
+	atyps      chan byte
 }
 
 func startSocks(t *testing.T, user, pass string, reply byte) *socksServer {
@@ -27,7 +29,12 @@ func startSocks(t *testing.T, user, pass string, reply byte) *socksServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &socksServer{l: l, user: user, pass: pass, reply: reply, targets: make(chan string, 4)}
+	return serveSocks(t, l, user, pass, reply)
+}
+
+// serveSocks runs the fake proxy on l.
+func serveSocks(t *testing.T, l net.Listener, user, pass string, reply byte) *socksServer {
+	s := &socksServer{l: l, user: user, pass: pass, reply: reply, targets: make(chan string, 4), atyps: make(chan byte, 4)}
 	t.Cleanup(func() { l.Close() })
 	go func() {
 		for {
@@ -82,6 +89,10 @@ func (s *socksServer) serve(c net.Conn) {
 	var req [4]byte
 	if _, err := io.ReadFull(c, req[:]); err != nil {
 		return
+	}
+	select {
+	case s.atyps <- req[3]:
+	default: // tests that do not look at address types
 	}
 	var host string
 	switch req[3] {
@@ -297,4 +308,62 @@ func FuzzSOCKS5Reply(f *testing.F) {
 			conn.Close()
 		}
 	})
+}
+
+// Every destination goes to the proxy as a domain name, IP addresses in
+// text form, as bitcoind sends them (feature_proxy.py checks the type).
+func TestSOCKS5SendsIPsAsNames(t *testing.T) {
+	s := startSocks(t, "", "", 0)
+	p := &Proxy{Addr: s.l.Addr().String()}
+	for _, addr := range []string{"15.61.23.23:1234", "[1233:3432:2434:2343:3234:2345:6546:4534]:5443", "[::ffff:1.2.3.4]:8333"} {
+		c, err := p.DialContext(context.Background(), "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if a := <-s.atyps; a != socksAtypDomain {
+			t.Errorf("%s sent with address type %d", addr, a)
+		}
+		want := addr
+		if addr == "[::ffff:1.2.3.4]:8333" {
+			want = "1.2.3.4:8333"
+		}
+		if got := <-s.targets; got != want {
+			t.Errorf("proxy asked for %s, want %s", got, want)
+		}
+	}
+}
+
+// A proxy named unix:PATH is reached over that Unix socket.
+func TestSOCKS5OverUnixSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "socks")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Skipf("no Unix sockets: %v", err)
+	}
+	s := serveSocks(t, l, "", "", 0)
+	d := NewDialer(DialConfig{Proxy: &Proxy{Addr: UnixProxyPrefix + path}, Timeout: 5 * time.Second})
+	c, err := d(context.Background(), "1.2.3.4:8333")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if got := <-s.targets; got != "1.2.3.4:8333" {
+		t.Fatalf("proxy asked for %s", got)
+	}
+}
+
+// With CJDNS reachable, fc00::/8 addresses go through the proxy as IPv4
+// and IPv6 do (bitcoind's -proxy covers CJDNS).
+func TestDialerCJDNSThroughProxy(t *testing.T) {
+	s := startSocks(t, "", "", 0)
+	d := NewDialer(DialConfig{Proxy: &Proxy{Addr: s.l.Addr().String()}, CJDNS: true, Timeout: 5 * time.Second})
+	c, err := d(context.Background(), "[fc00:1:2:3:4:5:6:7]:8888")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if got := <-s.targets; got != "[fc00:1:2:3:4:5:6:7]:8888" {
+		t.Fatalf("proxy asked for %s", got)
+	}
 }
