@@ -601,10 +601,16 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 // GetNetClass.
 func peerNetwork(p *serverPeer) string {
 	na, ok := p.NetAddress()
+	return addrNetwork(na, ok, p.Addr())
+}
+
+// addrNetwork is peerNetwork for a peer at addr whose IP address, when
+// it has one (ok), is na.
+func addrNetwork(na wire.NetAddressV2, ok bool, addr string) string {
 	if !ok {
 		// A peer reached by name through a proxy: its network is the
 		// name's (a Tor or I2P address).
-		if host, _, err := net.SplitHostPort(p.Addr()); err == nil {
+		if host, _, err := net.SplitHostPort(addr); err == nil {
 			if id, _, err := wire.ParseHost(host); err == nil && (id == wire.NetTorV3 || id == wire.NetI2P) {
 				return networkName(id)
 			}

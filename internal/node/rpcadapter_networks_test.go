@@ -1,6 +1,10 @@
 package node
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/btcnode/btcd/wire"
+)
 
 func TestNetworksInfoProxies(t *testing.T) {
 	got := networksInfo(&Config{P2POptions: P2POptions{Proxy: "127.0.0.1", I2PSAM: "127.0.0.1:7656"}})
@@ -58,5 +62,19 @@ func TestUnixProxyOption(t *testing.T) {
 	}
 	if err := checkHostPort("--proxy", "unix:"); err == nil {
 		t.Error("unix: without a path accepted")
+	}
+}
+
+// A peer reached through a proxy by its onion or I2P name has that
+// network in getpeerinfo; one reached by a DNS name is not routable.
+func TestPeerNetworkOfNamedPeers(t *testing.T) {
+	for addr, want := range map[string]string{
+		"pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion:8333": "onion",
+		"zsxwyo6qcn3chqzwxnseusqgsnuw3maqnztkiypyfxtya4snkoka.b32.i2p:0":      "i2p",
+		"node.noumenon:8333": "not_publicly_routable",
+	} {
+		if got := addrNetwork(wire.NetAddressV2{}, false, addr); got != want {
+			t.Errorf("%s: network %q, want %q", addr, got, want)
+		}
 	}
 }
