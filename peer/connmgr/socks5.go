@@ -81,11 +81,11 @@ func (p *Proxy) DialContext(ctx context.Context, network, addr string) (net.Conn
 		var d net.Dialer
 		dial = d.DialContext
 	}
-	network, proxyAddr := "tcp", p.Addr
+	proxyNet, proxyAddr := "tcp", p.Addr
 	if path, ok := strings.CutPrefix(p.Addr, UnixProxyPrefix); ok {
-		network, proxyAddr = "unix", path
+		proxyNet, proxyAddr = "unix", path
 	}
-	conn, err := dial(ctx, network, proxyAddr)
+	conn, err := dial(ctx, proxyNet, proxyAddr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: dialing proxy %s: %v", ErrProxy, p.Addr, err)
 	}
