@@ -470,6 +470,10 @@ func applyConnection(a *args, cfg *node.Config) error {
 	if v := a.getString("i2psam", ""); v != "" && !a.isNegated("i2psam") {
 		cfg.I2PSAM = v
 	}
+	cfg.I2PAcceptIncoming = "0"
+	if a.getBool("i2pacceptincoming", true) {
+		cfg.I2PAcceptIncoming = "1"
+	}
 	cfg.PeerBloomFilters = a.getBool("peerbloomfilters", false)
 	cfg.TxReconciliation = a.getBool("txreconciliation", false)
 	cfg.CJDNSReachable = a.getBool("cjdnsreachable", false)

@@ -267,6 +267,19 @@ func TestI2PSAMOption(t *testing.T) {
 	}
 }
 
+// -i2pacceptincoming defaults to 1 and =0 reaches the node as "0".
+func TestI2PAcceptIncomingOption(t *testing.T) {
+	if cfg := mustBuild(t, frameworkConf, "-i2psam=127.0.0.1:7656"); cfg.I2PAcceptIncoming != "1" {
+		t.Errorf("default %q", cfg.I2PAcceptIncoming)
+	}
+	if cfg := mustBuild(t, frameworkConf, "-i2psam=127.0.0.1:7656", "-i2pacceptincoming=0"); cfg.I2PAcceptIncoming != "0" {
+		t.Errorf("-i2pacceptincoming=0 gave %q", cfg.I2PAcceptIncoming)
+	}
+	if cfg := mustBuild(t, frameworkConf, "-noi2pacceptincoming"); cfg.I2PAcceptIncoming != "0" {
+		t.Errorf("-noi2pacceptincoming gave %q", cfg.I2PAcceptIncoming)
+	}
+}
+
 // -bind or -whitebind with an explicit -listen=0 is a contradiction
 // bitcoind refuses; -connect's implied -listen=0 yields to them instead.
 func TestBindWithListenOff(t *testing.T) {

@@ -163,7 +163,8 @@ type P2POptions struct {
 	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	NoProxyRandomize    bool          `long:"noproxyrandomize" description:"Send no credentials to the --proxy and --onion proxies (by default each connection gets fresh random ones, which makes Tor isolate its streams)"`
-	I2PSAM              string        `long:"i2psam" description:"I2P SAM proxy (host:port), reported as the i2p network's proxy by getnetworkinfo; the node opens no I2P connections"`
+	I2PSAM              string        `long:"i2psam" description:"I2P SAM 3.1 bridge (host:port, port 7656 by default) through which .b32.i2p peers are reached; makes the i2p network reachable"`
+	I2PAcceptIncoming   string        `long:"i2pacceptincoming" optional:"yes" optional-value:"1" description:"With --i2psam: 1 keeps a persistent I2P address (key in i2p_private_key in the data directory) and accepts inbound I2P peers; 0 uses throwaway addresses for outbound connections only"`
 	BlocksOnly          bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
 	PeerBloomFilters    bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`
 	TxReconciliation    bool          `long:"txreconciliation" description:"Take part in the BIP330 (Erlay) handshake: announce sendtxrcncl to peers that relay transactions and register theirs (reconciliation rounds are not run)"`
@@ -376,6 +377,7 @@ func DefaultConfig() Config {
 	cfg.LimitDescendantSizeKvB = 101
 	cfg.PeerTimeout = defaultPeerTimeoutSecs
 	cfg.V2Transport = "1"
+	cfg.I2PAcceptIncoming = "1"
 	cfg.MaxTipAge = defaultMaxTipAgeSecs
 	cfg.CheckBlocks = 6
 	cfg.CheckLevel = 3
@@ -540,6 +542,11 @@ func (cfg *Config) validate() error {
 	case "1", "0", "true", "false":
 	default:
 		return invalidf("--v2transport must be 1 or 0, not %q", cfg.V2Transport)
+	}
+	switch cfg.I2PAcceptIncoming {
+	case "1", "0", "true", "false":
+	default:
+		return invalidf("--i2pacceptincoming must be 1 or 0, not %q", cfg.I2PAcceptIncoming)
 	}
 
 	// Paths: expand ~ and $VARS, then give each network its own folder so

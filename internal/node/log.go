@@ -17,6 +17,7 @@ import (
 	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/peer/banmgr"
 	"github.com/btcnode/btcd/peer/connmgr"
+	"github.com/btcnode/btcd/peer/i2p"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/txscript"
 	"github.com/btcnode/btcd/zmq"
@@ -66,6 +67,7 @@ var backendLog = btclog.NewBackend(logWriter{})
 //	AMGR  addrmgr.UseLogger
 //	CMGR  connmgr.UseLogger
 //	BMGR  banmgr.UseLogger
+//	I2P   i2p.UseLogger (SAM sessions and streams)
 //	MEMP  mempool.UseLogger
 //	RPCS  rpc.UseLogger
 //	ZMQ   zmq.UseLogger
@@ -82,6 +84,7 @@ var (
 	amgrLog = backendLog.Logger("AMGR")
 	cmgrLog = backendLog.Logger("CMGR")
 	bmgrLog = backendLog.Logger("BMGR")
+	i2pLog  = backendLog.Logger("I2P")
 	mempLog = backendLog.Logger("MEMP")
 	rpcsLog = backendLog.Logger("RPCS")
 	zmqLog  = backendLog.Logger("ZMQ")
@@ -102,6 +105,7 @@ var subsystemLoggers = map[string]btclog.Logger{
 	"AMGR": amgrLog,
 	"CMGR": cmgrLog,
 	"BMGR": bmgrLog,
+	"I2P":  i2pLog,
 	"MEMP": mempLog,
 	"RPCS": rpcsLog,
 	"ZMQ":  zmqLog,
@@ -117,6 +121,7 @@ func useLoggers() {
 	addrmgr.UseLogger(amgrLog)
 	connmgr.UseLogger(cmgrLog)
 	banmgr.UseLogger(bmgrLog)
+	i2p.UseLogger(i2pLog)
 	rpc.UseLogger(rpcsLog)
 	zmq.UseLogger(zmqLog)
 	blockfilter.UseLogger(indxLog)

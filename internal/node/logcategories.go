@@ -16,7 +16,7 @@ import (
 var DebugCategories = map[string][]string{
 	"net":              {"PEER", "SYNC", "CMGR", "SRVR", "BMGR"},
 	"tor":              {"CMGR"},
-	"i2p":              {"CMGR"},
+	"i2p":              {"I2P", "CMGR"},
 	"proxy":            {"CMGR"},
 	"mempool":          {"MEMP"},
 	"mempoolrej":       {"MEMP"},

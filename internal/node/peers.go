@@ -119,6 +119,7 @@ func (s *server) newPeerLayer() error {
 	if len(s.listeners) > 0 && cfg.MaxPeers > 0 {
 		s.peerCfg.LocalAddress = s.localAddressFor
 	}
+	s.setupI2P() // i2p.go
 	cc := connmgr.Config{
 		Listeners:    s.listeners,
 		OnAccept:     s.onAccept,
@@ -127,7 +128,7 @@ func (s *server) newPeerLayer() error {
 		IsBanned:     s.bans.IsBanned,
 		MaxPeers:     cfg.MaxPeers,
 		MaxInbound:   connmgr.CoreInboundSlots(cfg.MaxPeers),
-		Dial:         connmgr.NewDialer(dialConfig(cfg)),
+		Dial:         connmgr.NewDialer(s.dialConfig()),
 		OutboundGroup: func(addr string) string {
 			ap, err := netip.ParseAddrPort(addr)
 			if err != nil {
@@ -146,6 +147,11 @@ func (s *server) newPeerLayer() error {
 		// connections at all, so no listeners and no automatic dials.
 		s.closeListeners()
 		s.listeners, cc.Listeners = nil, nil
+	}
+	if s.i2pListener != nil && cfg.MaxPeers > 0 {
+		// Inbound I2P streams take the path of inbound TCP connections:
+		// the same slots, eviction and peer set-up.
+		cc.Listeners = append(cc.Listeners, s.i2pListener)
 	}
 	if policy.AutoConnect && cfg.MaxPeers > 0 && !cfg.NoConnect {
 		cc.GetNewAddress = s.newAddress
@@ -333,6 +339,16 @@ func (s *server) peerList() []*serverPeer {
 		out = append(out, p)
 	}
 	return out
+}
+
+// dialConfig builds the outbound dialer options from --proxy, --onion
+// and --i2psam.
+func (s *server) dialConfig() connmgr.DialConfig {
+	dc := dialConfig(s.cfg)
+	if s.i2p != nil {
+		dc.I2P = s.i2p.Connect
+	}
+	return dc
 }
 
 // dialConfig builds the outbound dialer options from --proxy and --onion.

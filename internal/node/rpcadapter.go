@@ -16,6 +16,7 @@ import (
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/peer/addrmgr"
+	"github.com/btcnode/btcd/peer/connmgr"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/wire"
 )
@@ -663,10 +664,7 @@ func serviceNames(f wire.ServiceFlag) []string {
 }
 
 func normalizePeerAddr(node, port string) string {
-	if _, _, err := net.SplitHostPort(node); err == nil {
-		return node
-	}
-	return net.JoinHostPort(strings.Trim(node, "[]"), port)
+	return connmgr.NormalizeAddress(node, port)
 }
 
 func parseSubnet(s string) (netip.Prefix, error) {

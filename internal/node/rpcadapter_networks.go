@@ -27,8 +27,7 @@ func proxyText(addr, defPort string) string {
 // networksInfo is getnetworkinfo's "networks": each network bitcoind
 // knows, in its order, with the proxy reaching it. -proxy serves every
 // network except I2P, -onion overrides it for Tor, and -i2psam names the
-// I2P proxy (shown, though this node makes no I2P connections, so it stays
-// unreachable); CJDNS is reachable with --cjdnsreachable.
+// SAM bridge that makes I2P reachable; CJDNS is reachable with --cjdnsreachable.
 func networksInfo(cfg *Config) []rpc.NetworkEntry {
 	proxy := proxyText(cfg.Proxy, defaultSOCKSPort)
 	onion := proxyText(cfg.OnionProxy, defaultSOCKSPort)
@@ -47,7 +46,7 @@ func networksInfo(cfg *Config) []rpc.NetworkEntry {
 		entry("ipv6", proxy, true, randomize),
 		entry("onion", onion, onion != "", randomize),
 		// bitcoind's SAM proxy does no stream isolation.
-		entry("i2p", proxyText(cfg.I2PSAM, defaultSAMPort), false, false),
+		entry("i2p", proxyText(cfg.I2PSAM, defaultSAMPort), cfg.I2PSAM != "", false),
 		entry("cjdns", proxy, cfg.CJDNSReachable, randomize),
 	}
 }

@@ -13,7 +13,7 @@ func TestNetworksInfoProxies(t *testing.T) {
 		reachable   bool
 	}{
 		{"ipv4", "127.0.0.1:9050", true}, {"ipv6", "127.0.0.1:9050", true},
-		{"onion", "127.0.0.1:9050", true}, {"i2p", "127.0.0.1:7656", false}, {"cjdns", "127.0.0.1:9050", false},
+		{"onion", "127.0.0.1:9050", true}, {"i2p", "127.0.0.1:7656", true}, {"cjdns", "127.0.0.1:9050", false},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("networks = %+v", got)
@@ -76,5 +76,16 @@ func TestPeerNetworkOfNamedPeers(t *testing.T) {
 		if got := addrNetwork(wire.NetAddressV2{}, false, addr); got != want {
 			t.Errorf("%s: network %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// -i2psam makes I2P reachable; without it I2P stays unreachable even with
+// -proxy, which does not serve I2P.
+func TestNetworksInfoI2PReachable(t *testing.T) {
+	if got := networksInfo(&Config{P2POptions: P2POptions{I2PSAM: "127.0.0.1"}}); !got[3].Reachable || got[3].Proxy != "127.0.0.1:7656" || got[3].ProxyRandomizeCredentials {
+		t.Errorf("with -i2psam: %+v", got[3])
+	}
+	if got := networksInfo(&Config{P2POptions: P2POptions{Proxy: "127.0.0.1"}}); got[3].Reachable || got[3].Proxy != "" {
+		t.Errorf("proxy only: %+v", got[3])
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/peer/banmgr"
 	"github.com/btcnode/btcd/peer/connmgr"
+	"github.com/btcnode/btcd/peer/i2p"
 	"github.com/btcnode/btcd/peer/netsync"
 	"github.com/btcnode/btcd/rpc"
 	"github.com/btcnode/btcd/txscript"
@@ -72,8 +73,12 @@ type server struct {
 	metricsSrv   *metrics.Server
 
 	listeners []net.Listener
-	peerCfg   peer.Config
-	dnsSeed   bool
+	// i2p is the SAM session of --i2psam (nil without it); i2pListener
+	// its inbound streams under --i2pacceptincoming (i2p.go).
+	i2p         *i2p.Session
+	i2pListener *i2p.Listener
+	peerCfg     peer.Config
+	dnsSeed     bool
 	// autoConnect: outbound connections to addresses from the address
 	// manager are made (no --connect, --noconnect or --maxpeers=0).
 	autoConnect bool
@@ -554,6 +559,9 @@ func (s *server) Stop() {
 			s.dumpAnchors(peers) // anchors.go
 		}
 		s.cm.Stop()
+		if s.i2p != nil {
+			s.i2p.Close()
+		}
 		for _, p := range peers {
 			p.Disconnect()
 		}

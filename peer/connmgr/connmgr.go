@@ -344,7 +344,7 @@ func (m *Manager) dial(req *ConnReq) {
 		log.Debugf("trying v1 connection %s", req.Addr)
 		conn, err := m.cfg.Dial(m.ctx, req.Addr)
 		if err != nil {
-			log.Debugf("Failed to connect to %s: %v", req.Addr, err)
+			log.Debug(ConnectError(req.Addr, err))
 			m.failed(req)
 			return
 		}

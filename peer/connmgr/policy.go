@@ -2,6 +2,7 @@ package connmgr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -33,6 +34,13 @@ const (
 	// ErrNoOnionProxy means a .onion address was dialed with no proxy
 	// configured to reach it.
 	ErrNoOnionProxy = ErrorKind("no proxy for .onion addresses")
+	// ErrNoI2PSession means a .b32.i2p address was dialed with no SAM
+	// bridge configured (--i2psam) to reach it.
+	ErrNoI2PSession = ErrorKind("no I2P SAM bridge for .b32.i2p addresses")
+	// ErrArbitraryPort means an I2P address carried a port other than 0:
+	// SAM 3.1 streams have no ports, so such an address is no real peer
+	// and is not dialed.
+	ErrArbitraryPort = ErrorKind("connection refused due to arbitrary port")
 	// ErrStopped means the manager has been stopped.
 	ErrStopped = ErrorKind("connection manager stopped")
 	// ErrNoAddress means no candidate address is available.
@@ -101,12 +109,17 @@ func ListenAddresses(listen []string, defaultPort string) []string {
 }
 
 // NormalizeAddress adds defaultPort to addr when it has none, so "1.2.3.4",
-// "::1", "[::1]" and "host" all become dialable host:port strings.
+// "::1", "[::1]" and "host" all become dialable host:port strings. A
+// .b32.i2p host gets port 0 instead: I2P streams have no ports, and the
+// dialer refuses any other.
 func NormalizeAddress(addr, defaultPort string) string {
 	if _, _, err := net.SplitHostPort(addr); err == nil {
 		return addr
 	}
 	addr = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
+	if strings.HasSuffix(strings.ToLower(addr), ".b32.i2p") {
+		defaultPort = "0"
+	}
 	return net.JoinHostPort(addr, defaultPort)
 }
 
@@ -144,6 +157,27 @@ type DialConfig struct {
 	// CJDNS: fc00::/8 addresses are CJDNS peers (--cjdnsreachable), which
 	// Proxy reaches as it reaches IPv4 and IPv6, as bitcoind's -proxy.
 	CJDNS bool
+	// I2P opens streams to .b32.i2p hosts through the SAM bridge
+	// (--i2psam); nil means such hosts cannot be reached.
+	I2P func(ctx context.Context, host string) (net.Conn, error)
+}
+
+// arbitraryPortError is ErrArbitraryPort with the port that was refused.
+type arbitraryPortError struct{ port string }
+
+func (e arbitraryPortError) Error() string { return string(ErrArbitraryPort) + " " + e.port }
+
+func (e arbitraryPortError) Is(target error) bool { return target == ErrArbitraryPort }
+
+// ConnectError formats a failed outbound attempt as bitcoind logs it,
+// which its tests look for: "Error connecting to ADDR: REASON", or
+// "Error connecting to ADDR, connection refused due to arbitrary port N"
+// for an I2P address with a port.
+func ConnectError(addr string, err error) string {
+	if errors.Is(err, ErrArbitraryPort) {
+		return fmt.Sprintf("Error connecting to %s, %v", addr, err)
+	}
+	return fmt.Sprintf("Error connecting to %s: %v", addr, err)
 }
 
 // NewDialer returns the dial function the daemon's options describe.
@@ -153,12 +187,23 @@ func NewDialer(cfg DialConfig) DialFunc {
 		timeout = 30 * time.Second
 	}
 	return func(ctx context.Context, addr string) (net.Conn, error) {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		host, _, err := net.SplitHostPort(addr)
+		host, port, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInvalidAddress, err)
 		}
+		if strings.HasSuffix(strings.ToLower(host), ".b32.i2p") {
+			switch {
+			case port != "0":
+				return nil, arbitraryPortError{port: port}
+			case cfg.I2P == nil:
+				return nil, fmt.Errorf("%w: %s", ErrNoI2PSession, addr)
+			}
+			// The session bounds each bridge exchange itself: a new
+			// session's tunnels can take longer than Timeout to build.
+			return cfg.I2P(ctx, host)
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
 		if strings.HasSuffix(strings.ToLower(host), ".onion") {
 			switch {
 			case cfg.Onion != nil:
