@@ -470,9 +470,14 @@ func applyConnection(a *args, cfg *node.Config) error {
 	if v := a.getString("i2psam", ""); v != "" && !a.isNegated("i2psam") {
 		cfg.I2PSAM = v
 	}
+	// Not listening means no inbound I2P either (bitcoind's parameter
+	// interaction), unless asked for explicitly.
 	cfg.I2PAcceptIncoming = "0"
-	if a.getBool("i2pacceptincoming", true) {
+	if a.getBool("i2pacceptincoming", listen) {
 		cfg.I2PAcceptIncoming = "1"
+	}
+	if !listen && !a.isSet("i2pacceptincoming") {
+		b.StartupLog = append(b.StartupLog, "parameter interaction: -listen=0 -> setting -i2pacceptincoming=0")
 	}
 	cfg.PeerBloomFilters = a.getBool("peerbloomfilters", false)
 	cfg.TxReconciliation = a.getBool("txreconciliation", false)

@@ -269,7 +269,7 @@ func TestI2PSAMOption(t *testing.T) {
 
 // -i2pacceptincoming defaults to 1 and =0 reaches the node as "0".
 func TestI2PAcceptIncomingOption(t *testing.T) {
-	if cfg := mustBuild(t, frameworkConf, "-i2psam=127.0.0.1:7656"); cfg.I2PAcceptIncoming != "1" {
+	if cfg := mustBuild(t, "", "-regtest", "-i2psam=127.0.0.1:7656"); cfg.I2PAcceptIncoming != "1" {
 		t.Errorf("default %q", cfg.I2PAcceptIncoming)
 	}
 	if cfg := mustBuild(t, frameworkConf, "-i2psam=127.0.0.1:7656", "-i2pacceptincoming=0"); cfg.I2PAcceptIncoming != "0" {
@@ -277,6 +277,13 @@ func TestI2PAcceptIncomingOption(t *testing.T) {
 	}
 	if cfg := mustBuild(t, frameworkConf, "-noi2pacceptincoming"); cfg.I2PAcceptIncoming != "0" {
 		t.Errorf("-noi2pacceptincoming gave %q", cfg.I2PAcceptIncoming)
+	}
+	// -listen=0 turns it off unless it is given.
+	if cfg := mustBuild(t, "", "-regtest", "-listen=0", "-i2psam=127.0.0.1:7656"); cfg.I2PAcceptIncoming != "0" {
+		t.Errorf("-listen=0 left -i2pacceptincoming %q", cfg.I2PAcceptIncoming)
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-listen=0", "-i2psam=127.0.0.1:7656", "-i2pacceptincoming=1"); cfg.I2PAcceptIncoming != "1" {
+		t.Errorf("-listen=0 overrode an explicit -i2pacceptincoming=1: %q", cfg.I2PAcceptIncoming)
 	}
 }
 
