@@ -17,9 +17,23 @@
 // or unbounded memory.
 package i2p
 
-import "github.com/btcsuite/btclog"
+import (
+	"sync/atomic"
 
-var log = btclog.Disabled
+	"github.com/btcsuite/btclog"
+)
+
+// logPtr is the package's logger. A session's goroutines outlive the
+// call that started them, so it is swapped atomically.
+var logPtr atomic.Pointer[btclog.Logger]
 
 // UseLogger sets the logger used by the package.
-func UseLogger(l btclog.Logger) { log = l }
+func UseLogger(l btclog.Logger) { logPtr.Store(&l) }
+
+// logger returns the logger UseLogger set, or a disabled one.
+func logger() btclog.Logger {
+	if l := logPtr.Load(); l != nil {
+		return *l
+	}
+	return btclog.Disabled
+}

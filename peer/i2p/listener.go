@@ -45,7 +45,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		if l.ctx.Err() != nil || errors.Is(err, ErrClosed) {
 			return nil, net.ErrClosed
 		}
-		log.Debugf("Error accepting I2P stream: %v", err)
+		logger().Debugf("Error accepting I2P stream: %v", err)
 		select {
 		case <-l.ctx.Done():
 			return nil, net.ErrClosed

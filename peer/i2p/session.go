@@ -177,9 +177,9 @@ func (s *Session) ensure(ctx context.Context) (string, Addr, error) {
 	id := hex.EncodeToString(idb[:])
 	// These words are bitcoind's, which its tests look for.
 	if s.Persistent() {
-		log.Infof("Creating persistent SAM session %s with %s", id, s.cfg.SAMAddr)
+		logger().Infof("Creating persistent SAM session %s with %s", id, s.cfg.SAMAddr)
 	} else {
-		log.Infof("Creating transient SAM session %s with %s", id, s.cfg.SAMAddr)
+		logger().Infof("Creating transient SAM session %s with %s", id, s.cfg.SAMAddr)
 	}
 	b, err := s.dialBridge(ctx)
 	if err != nil {
@@ -221,7 +221,7 @@ func (s *Session) ensure(ctx context.Context) (string, Addr, error) {
 	}
 	b.c.SetDeadline(time.Time{})
 	s.control, s.id, s.local = b.c, id, Addr{Host: B32Address(pub)}
-	log.Infof("SAM session %s created, my address=%s", id, s.local)
+	logger().Infof("SAM session %s created, my address=%s", id, s.local)
 	go s.watchControl(b, id)
 	return id, s.local, nil
 }
@@ -234,7 +234,7 @@ func (s *Session) watchControl(b *bridge, id string) {
 	for {
 		line, err := readLine(b.r)
 		if err != nil {
-			log.Debugf("SAM session %s control connection: %v", id, err)
+			logger().Debugf("SAM session %s control connection: %v", id, err)
 			return
 		}
 		if rest, ok := strings.CutPrefix(line, "PING"); ok {
@@ -276,7 +276,7 @@ func (s *Session) loadOrGenerateKey(ctx context.Context, b *bridge) ([]byte, err
 	if err := os.WriteFile(s.cfg.KeyFile, priv, 0o600); err != nil {
 		return nil, newErr(ErrKeyFile, err, fmt.Sprintf("Cannot save I2P private key to %s: %v", s.cfg.KeyFile, err))
 	}
-	log.Infof("Saved new I2P private key to %s", s.cfg.KeyFile)
+	logger().Infof("Saved new I2P private key to %s", s.cfg.KeyFile)
 	return priv, nil
 }
 
