@@ -286,43 +286,61 @@ func (s *Session) Connect(ctx context.Context, host string) (net.Conn, error) {
 	if !validB32(host) {
 		return nil, newErr(ErrInvalidAddress, nil, fmt.Sprintf("%q is not a .b32.i2p address", truncate(host)))
 	}
-	id, local, err := s.ensure(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b, err := s.dialBridge(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			b.c.Close()
+	b, local, err := s.openStream(ctx, "STREAM CONNECT", func(b *bridge) (string, error) {
+		r, err := b.request(ctx, "NAMING LOOKUP NAME="+strings.ToLower(host), "NAMING REPLY")
+		if err != nil {
+			return "", err
 		}
-	}()
-	r, err := b.request(ctx, "NAMING LOOKUP NAME="+strings.ToLower(host), "NAMING REPLY")
-	if err != nil {
-		return nil, err
-	}
-	destB64 := r.Args["VALUE"]
-	dest, err := decodeDest(destB64, MaxDestLen)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := publicOf(dest); err != nil {
-		return nil, err
-	}
-	r, err = b.request(ctx, fmt.Sprintf("STREAM CONNECT ID=%s DESTINATION=%s SILENT=false", id, destB64), "STREAM STATUS")
-	if err != nil {
-		if r.Args["RESULT"] == "INVALID_ID" {
-			// The bridge lost our session: make a new one next time.
-			s.drop(id)
+		destB64 := r.Args["VALUE"]
+		dest, err := decodeDest(destB64, MaxDestLen)
+		if err != nil {
+			return "", err
 		}
+		if _, err := publicOf(dest); err != nil {
+			return "", err
+		}
+		return destB64, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	b.c.SetDeadline(time.Time{})
-	ok = true
 	return &conn{Conn: b.c, r: b.r, local: local, remote: Addr{Host: strings.ToLower(host)}}, nil
+}
+
+// openStream makes sure the session exists, opens a new socket to the
+// bridge and sends verb (STREAM CONNECT or STREAM ACCEPT) with the
+// session's ID and, when dest is set, the destination it finds on that
+// socket first. On failure the socket is closed, and a bridge that no
+// longer knows the session makes the next use create one.
+func (s *Session) openStream(ctx context.Context, verb string, dest func(*bridge) (string, error)) (*bridge, Addr, error) {
+	id, local, err := s.ensure(ctx)
+	if err != nil {
+		return nil, Addr{}, err
+	}
+	b, err := s.dialBridge(ctx)
+	if err != nil {
+		return nil, Addr{}, err
+	}
+	line := verb + " ID=" + id
+	if dest != nil {
+		var d string
+		if d, err = dest(b); err == nil {
+			line += " DESTINATION=" + d
+		}
+	}
+	if err == nil {
+		var r Reply
+		r, err = b.request(ctx, line+" SILENT=false", "STREAM STATUS")
+		if err != nil && r.Args["RESULT"] == "INVALID_ID" {
+			s.drop(id)
+		}
+	}
+	if err != nil {
+		b.c.Close()
+		return nil, Addr{}, err
+	}
+	return b, local, nil
 }
 
 // accept waits for one inbound stream on the persistent session. The
@@ -331,11 +349,7 @@ func (s *Session) accept(ctx context.Context) (net.Conn, error) {
 	if !s.Persistent() {
 		return nil, newErr(ErrNotPersistent, nil, string(ErrNotPersistent))
 	}
-	id, local, err := s.ensure(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b, err := s.dialBridge(ctx)
+	b, local, err := s.openStream(ctx, "STREAM ACCEPT", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -345,13 +359,6 @@ func (s *Session) accept(ctx context.Context) (net.Conn, error) {
 			b.c.Close()
 		}
 	}()
-	r, err := b.request(ctx, "STREAM ACCEPT ID="+id+" SILENT=false", "STREAM STATUS")
-	if err != nil {
-		if r.Args["RESULT"] == "INVALID_ID" {
-			s.drop(id)
-		}
-		return nil, err
-	}
 	b.c.SetDeadline(time.Time{})
 	stop := context.AfterFunc(ctx, func() { b.c.SetDeadline(time.Unix(1, 0)) })
 	line, err := readLine(b.r)
