@@ -1,6 +1,7 @@
 package netsync
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"time"
@@ -62,14 +63,18 @@ func (m *Manager) requestTxs(p *peer.Peer, invs []wire.InvVect) {
 // under its announcement cap is not asked for any. It reports whether
 // any parent was entered. txReqMu must be held.
 func (m *Manager) requestParents(p *peer.Peer, a announcer, orphan *wire.MsgTx, wtxidPeers bool, now time.Time) bool {
-	var parents []wire.Hash
+	// Sorted and deduplicated first: an orphan may spend thousands of
+	// outputs, often of few transactions, and each check takes the
+	// pool's lock.
+	parents := make([]wire.Hash, len(orphan.TxIn))
 	for i := range orphan.TxIn {
-		h := orphan.TxIn[i].PreviousOutPoint.Hash
-		if slices.Contains(parents, h) || m.pool.HaveOrphan(h) || m.haveTx(genTxID{hash: h}, false) {
-			continue
-		}
-		parents = append(parents, h)
+		parents[i] = orphan.TxIn[i].PreviousOutPoint.Hash
 	}
+	slices.SortFunc(parents, func(x, y wire.Hash) int { return bytes.Compare(x[:], y[:]) })
+	parents = slices.Compact(parents)
+	parents = slices.DeleteFunc(parents, func(h wire.Hash) bool {
+		return m.pool.HaveOrphan(h) || m.haveTx(genTxID{hash: h}, false)
+	})
 	if len(parents) == 0 || (!a.relayPerm && m.txreq.count(p.ID())+len(parents) > maxPeerTxAnnouncements) {
 		return false
 	}
