@@ -237,6 +237,36 @@ func BenchmarkFlush1M(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "entries/cpu-s")
 }
 
+// BenchmarkFlushShrink flushes a cache of 2M dirty entries, about twice
+// its 96 MiB budget, so that after the write the flush evicts half the
+// entries and releases the slab chunks they leave (heavy: run with
+// -benchtime=1x). release-ms is the time from the end of the last batch
+// write to the end of the flush, when the chunks are released.
+func BenchmarkFlushShrink(b *testing.B) {
+	const n = 2_000_000
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	for it := 0; it < b.N; it++ {
+		b.StopTimer()
+		_, c := benchCache(b, 96<<20)
+		for i := range n {
+			op := benchOutPoint(i)
+			c.AddEntry(&op, &e, false)
+		}
+		var wrote time.Time
+		testFlushDoneHook = func() { wrote = time.Now() }
+		b.StartTimer()
+		if err := c.Flush(wire.Hash{1}, 1); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		testFlushDoneHook = nil
+		st := c.Stats()
+		b.ReportMetric(float64(time.Since(wrote).Microseconds())/1000, "release-ms")
+		b.ReportMetric(float64(st.LongestFlush.Milliseconds()), "flush-ms")
+		b.ReportMetric(float64(st.LongestPause.Microseconds())/1000, "longest-pause-ms")
+	}
+}
+
 // BenchmarkCacheHeapVsBudget fills a cache far beyond its budget (flushing
 // when asked) and reports the Go heap it really holds against the budget
 // and against its own accounting.

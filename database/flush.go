@@ -158,7 +158,11 @@ func (c *UtxoCache) snapshot(best wire.Hash, height int32) (*flushJob, error) {
 	if cap(recs) < c.dirtyCount {
 		recs = make([]sortRec, 0, c.dirtyCount)
 	}
+	limit := uint32(c.slabs.capacity())
 	for _, idx := range c.dirty {
+		if idx >= limit {
+			continue // in a chunk released since (releaseTopChunk)
+		}
 		e := c.slabs.at(idx)
 		if e.flags&flagListed == 0 {
 			continue // stale or duplicate index
@@ -318,6 +322,9 @@ func (c *UtxoCache) write(job *flushJob) error {
 		c.batch = nil
 	}
 	c.unlock(t0)
+	if testFlushDoneHook != nil {
+		testFlushDoneHook()
+	}
 	c.shrink()
 	t0 = c.lock()
 	c.writing = false
@@ -431,6 +438,10 @@ func (c *UtxoCache) shrink() {
 	}
 	c.compactArena()
 	n := len(c.slabs.chunks)
+	// One pass over the free list puts the slots of the chunks that are
+	// to go at its bottom, so that the entries moved out of them take
+	// slots that stay.
+	c.slabs.sinkFree(uint32(c.chunksToKeep() * slabLen))
 	c.unlock(t0)
 	for range n {
 		t0 := c.lock()
@@ -439,8 +450,12 @@ func (c *UtxoCache) shrink() {
 		if !more {
 			break
 		}
+		if testReleaseHook != nil {
+			testReleaseHook()
+		}
 	}
 	t0 = c.lock()
+	c.slabs.dropFree()
 	if cap(c.slabs.free) > 2*len(c.slabs.free)+slabLen {
 		c.slabs.free = slices.Clip(c.slabs.free)
 	}
@@ -454,16 +469,26 @@ func (c *UtxoCache) shrink() {
 	c.unlock(t0)
 }
 
-// releaseTopChunk moves the live entries of the highest slab chunk into
-// free slots below it and releases the chunk, if the live entries need
-// fewer chunks (plus one of slack if it fits the budget). It reports
-// whether it released one. The caller holds mu.
-func (c *UtxoCache) releaseTopChunk() bool {
+// chunksToKeep is how many slab chunks the live entries need, plus one of
+// slack if it fits the budget. The caller holds mu.
+func (c *UtxoCache) chunksToKeep() int {
 	fixed := c.memUsage() - int64(len(c.slabs.chunks))*chunkBytes
 	keep := (c.table.count + slabLen - 1) / slabLen
 	if fixed+int64(keep+1)*chunkBytes <= c.maxBytes {
 		keep++
 	}
+	return keep
+}
+
+// releaseTopChunk moves the live entries of the highest slab chunk into
+// free slots below it and releases the chunk, if the live entries need
+// fewer chunks (chunksToKeep). It reports whether it released one. Its
+// cost is one pass over the chunk: the chunk's own free slots stay on the
+// free list as stale indices (slabs.stale), and the moved entries that
+// are on the dirty list are listed again at their new index, their old
+// index now beyond the slabs' capacity. The caller holds mu.
+func (c *UtxoCache) releaseTopChunk() bool {
+	keep := c.chunksToKeep()
 	top := len(c.slabs.chunks) - 1
 	if top < keep || top < 1 {
 		return false
@@ -476,32 +501,12 @@ func (c *UtxoCache) releaseTopChunk() bool {
 			live++
 		}
 	}
-	// Every slot is live or on the free list, so the free slots below
-	// the chunk are counted without a pass over the list (which holds
-	// millions of slots after a large flush's evictions, and this runs
-	// once per released chunk).
-	if below := len(c.slabs.free) - (slabLen - live); live > below {
+	// Every slot of a chunk is live or on the free list, so the usable
+	// free slots below this one are counted without a pass over the list.
+	if live > c.slabs.usableFree()-(slabLen-live) {
 		return false
 	}
-	// The chunk's own free slots go; the ones below stay in order.
-	free := c.slabs.free[:0]
-	for _, i := range c.slabs.free {
-		if i < base {
-			free = append(free, i)
-		}
-	}
-	if len(free) < live {
-		// The count above was wrong (a slot neither live nor free):
-		// keep the chunk and put its free slots back.
-		for i := range chunk {
-			if chunk[i].flags&flagLive == 0 {
-				free = append(free, base+uint32(i))
-			}
-		}
-		c.slabs.free = free
-		return false
-	}
-	var movedTo [slabLen]uint32 // new index + 1
+	own := 0 // the chunk's free slots popped (and dropped) on the way
 	for i := range chunk {
 		e := &chunk[i]
 		if e.flags&flagLive == 0 {
@@ -511,30 +516,33 @@ func (c *UtxoCache) releaseTopChunk() bool {
 		if !ok {
 			continue // cannot happen: every live entry is in the table
 		}
-		to := free[len(free)-1]
-		free = free[:len(free)-1]
+		var to uint32
+		for {
+			to, _ = c.slabs.pop() // cannot fail: counted above
+			if to < base {
+				break
+			}
+			own++
+		}
 		*c.slabs.at(to) = *e
 		e.flags = 0
 		c.table.replaceAt(pos, to)
-		movedTo[i] = to + 1
-	}
-	c.slabs.free = free
-	// Entries changed since the flush's snapshot are on the dirty list by
-	// index: follow the moves and drop stale indices into the chunk.
-	out := c.dirty[:0]
-	for _, idx := range c.dirty {
-		if idx >= base {
-			if movedTo[idx-base] == 0 {
-				continue
-			}
-			idx = movedTo[idx-base] - 1
+		if c.slabs.at(to).flags&flagListed != 0 {
+			c.dirty = append(c.dirty, to)
 		}
-		out = append(out, idx)
 	}
-	c.dirty = out
+	c.slabs.stale += slabLen - live - own
 	c.slabs.dropTop()
 	return true
 }
+
+// testFlushDoneHook, if set by a benchmark, runs after the last batch
+// write, before the shrink.
+var testFlushDoneHook func()
+
+// testReleaseHook, if set by a test, runs between the chunk releases of a
+// flush's shrink, without the cache lock.
+var testReleaseHook func()
 
 // compactArena rebuilds the script arena when freed blocks make up most of
 // it, copying live scripts into fresh chunks, so that memory released by

@@ -59,6 +59,13 @@ const (
 type slabs struct {
 	chunks [][]cacheEntry
 	free   []uint32
+	// stale counts the indices on free that belong to chunks released
+	// since the free list was last filtered (dropFree): releasing a chunk
+	// leaves its free slots on the list rather than passing over the
+	// whole list (millions of slots after a flush's evictions) per chunk.
+	// pop skips them; grow runs only on an empty list, so a stale index
+	// never names a slot of a chunk added later.
+	stale int
 	// region, if mapped, holds the first len(region)/chunkBytes chunks
 	// back to back; chunks are added and released only at the top, so
 	// chunk i is in the region exactly when it fits there.
@@ -73,6 +80,53 @@ func (s *slabs) at(i uint32) *cacheEntry {
 }
 
 func (s *slabs) capacity() int { return len(s.chunks) * slabLen }
+
+// pop takes the top of the free stack, skipping stale indices; ok is false
+// when the stack holds none that is usable.
+func (s *slabs) pop() (i uint32, ok bool) {
+	limit := uint32(s.capacity())
+	for n := len(s.free); n > 0; n-- {
+		i = s.free[n-1]
+		s.free = s.free[:n-1]
+		if i < limit {
+			return i, true
+		}
+		s.stale--
+	}
+	return 0, false
+}
+
+// usableFree is how many free slots pop can still return.
+func (s *slabs) usableFree() int { return len(s.free) - s.stale }
+
+// sinkFree reorders the free stack so that slots at or above index cut
+// are at the bottom: slots below cut are handed out first, and entries
+// moved out of the chunks above it land below it.
+func (s *slabs) sinkFree(cut uint32) {
+	lo := 0
+	for j, i := range s.free {
+		if i >= cut {
+			s.free[lo], s.free[j] = s.free[j], s.free[lo]
+			lo++
+		}
+	}
+}
+
+// dropFree removes the stale indices from the free list.
+func (s *slabs) dropFree() {
+	if s.stale == 0 {
+		return
+	}
+	limit := uint32(s.capacity())
+	out := s.free[:0]
+	for _, i := range s.free {
+		if i < limit {
+			out = append(out, i)
+		}
+	}
+	s.free = out
+	s.stale = 0
+}
 
 // grow adds one chunk and pushes its slots on the free stack, highest first
 // so that low indices are used first (keeps trimming effective).

@@ -180,23 +180,23 @@ func (c *UtxoCache) batchMem() int64 {
 // growing past the budget. Only when everything is dirty does the cache
 // exceed its budget, and NeedsFlush then reports true.
 func (c *UtxoCache) alloc() uint32 {
+	if i, ok := c.slabs.pop(); ok {
+		return i
+	}
+	// The free list is empty now (pop drained any stale indices).
+	// Scanning for clean entries when nearly all are dirty would cost a
+	// pass over the cache per chunk; grow instead and let NeedsFlush
+	// trigger the flush that is due anyway.
+	if c.memUsage()+slabLen*entrySize > c.maxBytes && (c.table.count-c.dirtyCount-c.pinnedCount)*10 >= c.table.count {
+		c.evict(slabLen / 2)
+	}
 	if len(c.slabs.free) == 0 {
-		// Scanning for clean entries when nearly all are dirty would cost
-		// a pass over the cache per chunk; grow instead and let
-		// NeedsFlush trigger the flush that is due anyway.
-		if c.memUsage()+slabLen*entrySize > c.maxBytes && (c.table.count-c.dirtyCount-c.pinnedCount)*10 >= c.table.count {
-			c.evict(slabLen / 2)
-		}
-		if len(c.slabs.free) == 0 {
-			c.slabs.grow()
-			if u := c.memUsage(); u > c.maxBytes && u-c.maxBytes > c.stats.OverBudgetMax {
-				c.stats.OverBudgetMax = u - c.maxBytes
-			}
+		c.slabs.grow()
+		if u := c.memUsage(); u > c.maxBytes && u-c.maxBytes > c.stats.OverBudgetMax {
+			c.stats.OverBudgetMax = u - c.maxBytes
 		}
 	}
-	n := len(c.slabs.free) - 1
-	i := c.slabs.free[n]
-	c.slabs.free = c.slabs.free[:n]
+	i, _ := c.slabs.pop()
 	return i
 }
 
@@ -258,7 +258,11 @@ func (c *UtxoCache) markDirty(e *cacheEntry, idx uint32) {
 // letting the list grow.
 func (c *UtxoCache) compactDirty() {
 	out := c.dirty[:0]
+	limit := uint32(c.slabs.capacity())
 	for _, idx := range c.dirty {
+		if idx >= limit {
+			continue // in a chunk released since (releaseTopChunk)
+		}
 		e := c.slabs.at(idx)
 		if e.flags&flagListed != 0 && e.flags&flagLive != 0 {
 			// Clear the bit while compacting so repeats are dropped.
