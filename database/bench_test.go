@@ -79,6 +79,19 @@ func benchCache(b testing.TB, budget int64) (*ChainState, *UtxoCache) {
 	return cs, NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: budget})
 }
 
+// dirtyCache is benchCache holding n new (dirty) entries.
+func dirtyCache(b testing.TB, budget int64, n int) *UtxoCache {
+	_, c := benchCache(b, budget)
+	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
+	for i := range n {
+		op := benchOutPoint(i)
+		if err := c.AddEntry(&op, &e, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return c
+}
+
 // BenchmarkCacheAdd measures adding new outputs (one op = one output).
 func BenchmarkCacheAdd(b *testing.B) {
 	_, c := benchCache(b, 4<<30)
@@ -212,16 +225,11 @@ func BenchmarkCacheFetchMiss(b *testing.B) {
 // -benchtime=1x). Reports flush throughput.
 func BenchmarkFlush1M(b *testing.B) {
 	const n = 1_000_000
-	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
 	b.ReportAllocs()
 	var total, cpu time.Duration
 	for it := 0; it < b.N; it++ {
 		b.StopTimer()
-		_, c := benchCache(b, 1<<30)
-		for i := range n {
-			op := benchOutPoint(i)
-			c.AddEntry(&op, &e, false)
-		}
+		c := dirtyCache(b, 1<<30, n)
 		b.StartTimer()
 		start, cstart := time.Now(), cpuTime()
 		if err := c.Flush(wire.Hash{1}, 1); err != nil {
@@ -244,14 +252,9 @@ func BenchmarkFlush1M(b *testing.B) {
 // write to the end of the flush, when the chunks are released.
 func BenchmarkFlushShrink(b *testing.B) {
 	const n = 2_000_000
-	e := UtxoEntry{Amount: 1000, PkScript: benchScript, Height: 1}
 	for it := 0; it < b.N; it++ {
 		b.StopTimer()
-		_, c := benchCache(b, 96<<20)
-		for i := range n {
-			op := benchOutPoint(i)
-			c.AddEntry(&op, &e, false)
-		}
+		c := dirtyCache(b, 96<<20, n)
 		var wrote time.Time
 		testFlushDoneHook = func() { wrote = time.Now() }
 		b.StartTimer()
