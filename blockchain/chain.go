@@ -1,6 +1,8 @@
 package blockchain
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"runtime"
@@ -358,13 +360,17 @@ func (b *BlockChain) maybeFlush() error {
 	if !b.cache.NeedsFlush() {
 		return nil
 	}
+	t0 := time.Now()
 	b.index.writeDirty(b.db)
 	if err := b.db.Flush(); err != nil {
 		return err
 	}
 	clear(b.txIndex.pending)
 	tip := b.chain.tip()
+	t1 := time.Now()
 	b.asyncFlush = b.cache.FlushAsync(tip.hash, tip.height)
+	log.Debugf("Flush at height %d: block files and index synced in %v, chainstate snapshot in %v",
+		tip.height, t1.Sub(t0).Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
 	return nil
 }
 

@@ -449,3 +449,17 @@ func TestReadUndoAfterFileDeleted(t *testing.T) {
 		t.Fatalf("read after delete: %v, want ErrNotFound", err)
 	}
 }
+
+// TestBlockIndexNoBufferPool: the block index runs without goleveldb's
+// buffer pool, which kept compaction-sized buffers alive (blockdb.go).
+func TestBlockIndexNoBufferPool(t *testing.T) {
+	db, err := OpenBlockDB(t.TempDir(), wire.MainNet, BlockDBOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Without the pool goleveldb reports no pool statistics.
+	if v, err := db.idx.GetProperty("leveldb.blockpool"); err != nil || v != "<nil>" {
+		t.Fatalf("block index buffer pool = %q (%v), want none", v, err)
+	}
+}

@@ -98,7 +98,10 @@
 //     becomes clean, non-fresh and pinned; the sort records were
 //     allocated and faulted in before the lock.
 //  2. Sort the snapshot in key order without the lock (keys of live
-//     entries never change and pinned slots never move).
+//     entries never change and pinned slots never move), as the first
+//     step of the write: FlushAsync returns after step 1, since sorting
+//     millions of records took a second or more that block connection
+//     waited for.
 //  3. Serialize flushStep (4096) records per lock hold into the reused
 //     batch; write each full batch, and the last one with the best-block
 //     marker, without the lock.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"unsafe"
 )
 
 // This file holds the cache's storage: fixed-size entry records in chunked
@@ -170,6 +171,13 @@ func (s *slabs) dropTop() {
 	}
 	s.chunks[top] = nil
 	s.chunks = s.chunks[:top]
+}
+
+// mappedResident is how much of the region is in use or faulted in ahead
+// of use: the part of the cache's slabs that lives outside the Go heap.
+func (s *slabs) mappedResident() int64 {
+	used := min(len(s.chunks)*chunkBytes, len(s.region)/chunkBytes*chunkBytes)
+	return int64(max(used, s.populated))
 }
 
 func (s *slabs) memUsage() int64 {
@@ -433,9 +441,16 @@ func compareKeys(a, b *outKey) int {
 	return 0
 }
 
-// sortRec is a flush sort record: the first 8 key bytes as a big-endian
-// integer decide most comparisons without touching the slab.
+// sortRec is a flush sort record: the first 4 key bytes as a big-endian
+// integer decide most comparisons without touching the slab. Keys start
+// with a txid, so among the 5M records of a large flush only a few
+// thousand pairs from different transactions share 4 bytes (outputs of
+// one transaction share any prefix), and 8 bytes per record instead of
+// 16 halve the snapshot the cache keeps between flushes (40 MB at 5M).
 type sortRec struct {
-	prefix uint64
+	prefix uint32
 	idx    uint32
 }
+
+// sortRecSize is the memory of one sort record.
+const sortRecSize = int64(unsafe.Sizeof(sortRec{}))

@@ -99,6 +99,11 @@ type CacheStats struct {
 	Pinned        int
 	Flushing      bool  // a (background) flush write is in progress
 	OverBudgetMax int64 // worst MemUsage seen above MaxBytes (all entries dirty)
+	// OffHeap is the part of the cache mapped outside the Go heap and
+	// resident (slab chunks in the reserved region, including pages
+	// faulted in ahead of use, and a mapped table array): memory the Go
+	// runtime's memory limit does not see (see offheap_linux.go).
+	OffHeap int64
 }
 
 // UtxoCacheOptions configures NewUtxoCache.
@@ -156,7 +161,7 @@ func makeKey(op *wire.OutPoint) (k outKey) {
 // memUsage is the exact size of every backing array the cache owns.
 func (c *UtxoCache) memUsage() int64 {
 	n := c.slabs.memUsage() + c.table.memUsage() + c.arena.memUsage() +
-		int64(cap(c.dirty))*4 + int64(cap(c.sorted))*16 + c.batchMem() + int64(cap(c.val))
+		int64(cap(c.dirty))*4 + int64(cap(c.sorted))*sortRecSize + c.batchMem() + int64(cap(c.val))
 	if c.cow != nil {
 		n += int64(len(c.cow.Dump())) + int64(c.cow.Len())*40
 	}
@@ -671,6 +676,10 @@ func (c *UtxoCache) Stats() CacheStats {
 	s.Entries = c.table.count
 	s.Dirty = c.dirtyCount
 	s.MemUsage = c.memUsage()
+	s.OffHeap = c.slabs.mappedResident()
+	if c.table.mem != nil {
+		s.OffHeap += int64(len(c.table.mem.slots))
+	}
 	s.MaxBytes = c.maxBytes
 	s.Pinned = c.pinnedCount
 	s.Flushing = c.writing

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/btcnode/btcd/wire"
 )
@@ -418,5 +419,83 @@ func TestNeedsFlushThreeQuartersDirty(t *testing.T) {
 	}
 	if st := c.Stats(); c.NeedsFlush() {
 		t.Fatalf("after a flush, %d dirty of %d: NeedsFlush", st.Dirty, st.Entries)
+	}
+}
+
+// TestSnapshotKeyOrder: the flush's sort records compare a 4-byte key
+// prefix and fall back to the whole key, so keys sharing their first
+// bytes (a transaction's outputs, or different txids alike in 4 bytes)
+// still come out in txid, then index order.
+func TestSnapshotKeyOrder(t *testing.T) {
+	_, c := benchCache(t, 16<<20)
+	r := rand.New(rand.NewPCG(7, 7))
+	e := UtxoEntry{Amount: 1, PkScript: benchScript, Height: 1}
+	for i := range 5000 {
+		var op wire.OutPoint
+		for j := range op.Hash {
+			op.Hash[j] = byte(r.Uint32())
+		}
+		switch i % 3 {
+		case 0: // alike in the first 4 bytes, different after them
+			copy(op.Hash[:4], []byte{0xab, 0xcd, 0xef, 0x01})
+		case 1: // alike in 7 bytes
+			copy(op.Hash[:7], []byte{0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70})
+		}
+		op.Index = uint32(r.IntN(4))
+		if err := c.AddEntry(&op, &e, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.flushMu.Lock()
+	defer c.flushMu.Unlock()
+	job, err := c.snapshot(wire.Hash{1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.sortJob(job)
+	if len(job.recs) < 4000 {
+		t.Fatalf("snapshot of %d records, want the 5000 added less duplicates", len(job.recs))
+	}
+	for i := 1; i < len(job.recs); i++ {
+		a, b := &c.slabs.at(job.recs[i-1].idx).key, &c.slabs.at(job.recs[i].idx).key
+		if compareKeys(a, b) >= 0 {
+			t.Fatalf("record %d: key %x not after %x", i, b[:], a[:])
+		}
+	}
+	if err := c.write(job); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFlushAsyncSortsInBackground: FlushAsync returns once the snapshot is
+// taken; the sort of its records (a second or more for millions) runs in
+// the background write, not on the caller's block connection.
+func TestFlushAsyncSortsInBackground(t *testing.T) {
+	_, c := benchCache(t, 16<<20)
+	e := UtxoEntry{Amount: 1, PkScript: benchScript, Height: 1}
+	for i := range 1000 {
+		op := benchOutPoint(i)
+		if err := c.AddEntry(&op, &e, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gate := make(chan struct{})
+	testSortHook = func() { <-gate }
+	defer func() { testSortHook = nil }()
+	returned := make(chan (<-chan error), 1)
+	go func() { returned <- c.FlushAsync(wire.Hash{1}, 1) }()
+	var ch <-chan error
+	select {
+	case ch = <-returned:
+	case <-time.After(10 * time.Second):
+		close(gate)
+		t.Fatal("FlushAsync waited for the sort of its records")
+	}
+	close(gate)
+	if err := <-ch; err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Dirty != 0 || st.Flushes != 1 {
+		t.Fatalf("after the flush: %+v", st)
 	}
 }

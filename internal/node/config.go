@@ -119,7 +119,7 @@ type GeneralOptions struct {
 	MemProfile           string   `long:"memprofile" description:"Write a heap profile to the specified file at shutdown"`
 	Profile              string   `long:"profile" description:"Serve net/http/pprof profiling data on this address; a bare port (or :port) means 127.0.0.1:port"`
 	GoGC                 int      `long:"gogc" description:"Go garbage collector target percentage (like GOGC); 0 keeps the Go default"`
-	MemLimit             uint64   `long:"memlimit" description:"Soft memory limit for the Go runtime in MiB (like GOMEMLIMIT); 0 means no limit"`
+	MemLimit             uint64   `long:"memlimit" description:"Soft memory limit for the Go runtime in MiB (like GOMEMLIMIT); 0 (default) derives it from the UTXO cache: --utxocachemaxsize + 250 MiB + mempool usage - the cache's memory outside the Go heap, unless GOMEMLIMIT is set (GOMEMLIMIT=off: none)"`
 	UAComments           []string `long:"uacomment" description:"Comment to add to the user agent (BIP14); may be repeated"`
 	MockTime             int64    `long:"mocktime" description:"Freeze the node's clock at this Unix time (for tests; 0 = real time)"`
 	StopAtHeight         int32    `long:"stopatheight" description:"Shut down once the active chain reaches this height (0 = never)"`

@@ -186,6 +186,13 @@ func Run(cfg *Config) error {
 		}
 		return err
 	}
+	if autoMemLimitWanted(cfg.MemLimit, goMemLimitEnv) {
+		srv.wg.Add(1)
+		go func() {
+			defer srv.wg.Done()
+			srv.followMemLimit()
+		}()
+	}
 	srv.Start()
 	// Core's wording: tools wait for this line to know startup finished.
 	btcdLog.Info("init message: Done loading")
@@ -201,7 +208,8 @@ func Run(cfg *Config) error {
 }
 
 // applyRuntimeLimits applies --gogc and --memlimit before the node starts
-// allocating; zero leaves the Go runtime (and GOGC/GOMEMLIMIT) untouched.
+// allocating. --gogc=0 leaves GOGC to the runtime; --memlimit=0 leaves
+// the limit to GOMEMLIMIT or, without it, to the cache (memlimit.go).
 func applyRuntimeLimits(cfg *Config) {
 	if cfg.GoGC > 0 {
 		debug.SetGCPercent(cfg.GoGC)

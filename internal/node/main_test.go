@@ -209,7 +209,8 @@ func TestDaemonStartsAndStopsOnSIGINT(t *testing.T) {
 	if err != nil {
 		t.Fatalf("log file: %v", err)
 	}
-	for _, want := range []string{listenLine, "init message: Done loading", "Shutdown complete"} {
+	for _, want := range []string{listenLine, "init message: Done loading", "Shutdown complete",
+		"Go memory limit follows the UTXO cache"} {
 		if !bytes.Contains(logged, []byte(want)) {
 			t.Errorf("log file lacks %q", want)
 		}
