@@ -111,18 +111,18 @@ func interruptFlush(t *testing.T, dir, oldDir string, share float64) (int, int) 
 	}
 	itN.Release()
 	itO.Release()
-	newBest, err := newDB.Get([]byte{'B'}, nil)
+	newBest, err := newDB.Get([]byte{'T'}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldBest, err := oldDB.Get([]byte{'B'}, nil)
+	oldBest, err := oldDB.Get([]byte{'T'}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	newDB.Close()
 	var b leveldb.Batch
 	b.Put([]byte{'H'}, append(bytes.Clone(newBest), oldBest...))
-	b.Delete([]byte{'B'})
+	b.Delete([]byte{'T'})
 	n := int(float64(len(ops)) * share)
 	for _, o := range ops[:n] {
 		if o.val == nil {

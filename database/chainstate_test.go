@@ -63,3 +63,78 @@ func TestChainStateMetadataResident(t *testing.T) {
 		t.Fatalf("LevelDB read %.0f bytes per lookup, want one data block", per)
 	}
 }
+
+// TestUpgradeVersion1: a version 1 chainstate (best block under 'B') opens
+// as version 2 with its best block, coins and any interrupted-flush marker
+// kept, and the old key gone.
+func TestUpgradeVersion1(t *testing.T) {
+	for _, interrupted := range []bool{false, true} {
+		dir := t.TempDir()
+		cs, err := OpenChainState(dir, ChainStateOptions{NoSyncOnFlush: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: 1 << 20})
+		op := benchOutPoint(1)
+		e := UtxoEntry{Amount: 5, PkScript: benchScript, Height: 3}
+		if err := c.AddEntry(&op, &e, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Flush(blockHash(3), 3); err != nil {
+			t.Fatal(err)
+		}
+		// Rewrite the markers as version 1 kept them.
+		var b leveldb.Batch
+		best, err := cs.db.Get([]byte{keyBestBlock}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Delete([]byte{keyBestBlock})
+		if interrupted {
+			b.Put([]byte{keyHeadBlocks}, append(appendMarker(nil, BlockMarker{Hash: blockHash(4), Height: 4}), best...))
+		} else {
+			b.Put([]byte{keyBestBlockV1}, best)
+		}
+		b.Put([]byte{keyVersion}, []byte{1, 0, 0, 0})
+		if err := cs.db.Write(&b, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs.Close()
+
+		cs, err = OpenChainState(dir, ChainStateOptions{NoSyncOnFlush: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cs.BestBlock(); got.Height != 3 || got.Hash != blockHash(3) {
+			t.Errorf("interrupted %v: best block %+v after the upgrade", interrupted, got)
+		}
+		if head, ok := cs.HeadBlocks(); ok != interrupted || (ok && head.New.Height != 4) {
+			t.Errorf("interrupted %v: head blocks %+v %v", interrupted, head, ok)
+		}
+		if ok, _ := cs.db.Has([]byte{keyBestBlockV1}, nil); ok {
+			t.Error("version 1 best-block key left")
+		}
+		if v, _ := cs.db.Get([]byte{keyVersion}, nil); string(v) != string([]byte{ChainStateVersion, 0, 0, 0}) {
+			t.Errorf("version %x", v)
+		}
+		var got UtxoEntry
+		if ok, err := NewUtxoCache(cs, UtxoCacheOptions{MaxBytes: 1 << 20}).FetchEntry(&op, &got); !ok || err != nil || got.Amount != 5 {
+			t.Errorf("coin after the upgrade: %v %v %+v", ok, err, got)
+		}
+		cs.Close()
+	}
+}
+
+// TestChainStateL0Triggers: the chainstate lets level 0 hold the tables
+// of a flush burst (two per batch, narrow since batches are in key
+// order) before slowing writes, instead of goleveldb's 8 and 12, which
+// stalled block connection past 1 s at a 100 MiB cache.
+func TestChainStateL0Triggers(t *testing.T) {
+	o := chainStateLevelOptions(ChainStateOptions{})
+	if o.GetWriteL0SlowdownTrigger() < 16 || o.GetWriteL0PauseTrigger() < 24 {
+		t.Fatalf("level 0 triggers %d and %d", o.GetWriteL0SlowdownTrigger(), o.GetWriteL0PauseTrigger())
+	}
+	if o.GetCompactionL0Trigger() >= o.GetWriteL0SlowdownTrigger() {
+		t.Fatalf("compaction starts at %d level 0 tables, writes slow at %d", o.GetCompactionL0Trigger(), o.GetWriteL0SlowdownTrigger())
+	}
+}

@@ -10,8 +10,8 @@
 //	DATADIR/blocks/revNNNNN.dat  undo records: magic, length, CBlockUndo, sha256d(prev hash || undo)
 //	DATADIR/blocks/index/        LevelDB: 'b'+hash -> BlockIndexRecord, 't'+txid -> TxLoc,
 //	                             'f'+file -> FileInfo, 'V' -> format version
-//	DATADIR/chainstate/          LevelDB: 'C'+txid+VARINT(index) -> coin, 'B' -> best block,
-//	                             'H' -> head blocks (interrupted flush), 'V' -> format version
+//	DATADIR/chainstate/          LevelDB: 'C'+txid+VARINT(index) -> coin, 'T' -> best block,
+//	                             'H' -> head blocks (interrupted flush), 'V' -> format version (2)
 //
 // Block files roll at DefaultMaxBlockFileSize (128 MiB). Undo data of a
 // block goes to the rev file with the block file's number, as in Core.
@@ -73,7 +73,9 @@
 // batch, the coins and the best-block marker are written atomically. A
 // larger flush first writes the head-blocks marker (new and old best block)
 // and deletes the best-block marker; its last batch writes the best block
-// and deletes the head-blocks marker. After a crash in between, HeadBlocks
+// and deletes the head-blocks marker. Both markers' keys sort after every
+// coin, so that a table holding them spans no coins beyond its own (see
+// keyBestBlockV1). After a crash in between, HeadBlocks
 // reports both blocks and the chain must replay: connect the blocks from
 // Old to New again with AddEntry(..., true) and ignoring SpendEntry's "not
 // found" (disconnecting first if Old is not an ancestor of New), then Flush
@@ -112,8 +114,11 @@
 //
 // The write records exactly the state at the call, even though the cache
 // changes meanwhile: before a pinned entry changes (unpin), its snapshot
-// record is appended to a side batch that joins the next batch written,
-// and the entry is dirty again. So a spend of a coin the snapshot writes as
+// record is captured, and the entry is dirty again. At each step the
+// captures are sorted into the records still to serialize, those at keys
+// already serialized dropped (the record written was the same), so every
+// batch stays one ascending run of keys (TestFlushBatchesInKeyOrder).
+// So a spend of a coin the snapshot writes as
 // unspent becomes a dirty tombstone that the next flush deletes. Pinned
 // entries are never evicted: LevelDB may not hold their new value yet, and
 // a later miss would read the old one. While the write runs, NeedsFlush
@@ -180,8 +185,9 @@
 // growing its node array by append), so a fixed 64 MiB write buffer cost
 // well over 100 MiB of heap (and twice that in RSS under GOGC=100)
 // regardless of a 10 MiB budget. A flush
-// batch that grew past twice its preallocated size (captures replayed
-// into it) is dropped after the flush rather than kept at its peak.
+// batch that grew past twice its preallocated size (captures written
+// into it) is dropped after the flush rather than kept at its peak, as are
+// capture buffers past 1 MiB.
 // TestSmallBudgetRSS measures the effect (docs/performance.md).
 //
 // # Lookups past the block cache

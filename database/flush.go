@@ -185,10 +185,7 @@ func (c *UtxoCache) snapshot(best wire.Hash, height int32) (*flushJob, error) {
 	c.dirty = c.dirty[:0]
 	c.sorted = recs
 	job.recs = recs
-	if c.cow == nil {
-		c.cow = new(leveldb.Batch)
-	}
-	c.cowActive = true
+	c.captures.on = true
 	c.writing = true
 	c.lastFlush = time.Now()
 	job.chunks = c.slabs.chunks
@@ -244,8 +241,8 @@ func (c *UtxoCache) unpin(e *cacheEntry) {
 	if e.flags&flagPinned == 0 {
 		return
 	}
-	if c.cowActive {
-		c.appendRecord(c.cow, e)
+	if c.captures.on {
+		c.captures.add(c, e)
 	}
 	e.flags &^= flagPinned
 	c.pinnedCount--
@@ -253,30 +250,36 @@ func (c *UtxoCache) unpin(e *cacheEntry) {
 
 // write serializes the snapshot into batches in steps of flushStep records
 // under the lock and writes each full batch outside it. Entries changed
-// meanwhile were captured by unpin; their records join the next batch.
+// meanwhile were captured by unpin; their records join the batches in key
+// order (see captureSet).
 func (c *UtxoCache) write(job *flushJob) error {
 	c.sortJob(job)
 	cs, recs, batch := c.cs, job.recs, c.batch
 	var marker [72]byte
-	split := false
+	var lastKey outKey // last coin key serialized, once haveLast
+	split, haveLast := false, false
 	next, done := 0, 0 // recs[:next] serialized, recs[:done] unpinned
 	for {
 		t0 := c.lock()
-		if c.cow.Len() > 0 {
-			c.cow.Replay(batch)
-			c.cow.Reset()
-		}
+		c.captures.merge(&lastKey, haveLast)
 		end := min(next+flushStep, len(recs))
 		for ; next < end && len(batch.Dump()) < c.maxBatch; next++ {
-			if e := c.slabs.at(recs[next].idx); e.flags&flagPinned != 0 {
-				c.appendRecord(batch, e)
+			e := c.slabs.at(recs[next].idx)
+			if e.flags&flagPinned == 0 {
+				continue // captured: its record is pending
 			}
+			c.captures.emitBefore(batch, &e.key, &lastKey)
+			c.appendRecord(batch, e)
+			lastKey, haveLast = e.key, true
 		}
 		last := next == len(recs)
 		if last {
 			// Every snapshot record is in this batch or written: later
 			// changes need no capture.
-			c.cowActive = false
+			c.captures.emitBefore(batch, nil, &lastKey)
+			c.captures.on = false
+			// The markers sort after every coin: the batch's keys stay
+			// one run (see keyBestBlockV1).
 			batch.Put([]byte{keyBestBlock}, appendMarker(marker[:0], job.best))
 			batch.Delete([]byte{keyHeadBlocks})
 		}
@@ -300,6 +303,9 @@ func (c *UtxoCache) write(job *flushJob) error {
 		}
 		if testWriteHook != nil {
 			testWriteHook()
+		}
+		if testBatchHook != nil {
+			testBatchHook(batch)
 		}
 		if err := cs.db.Write(batch, &opt.WriteOptions{Sync: last && cs.syncEach}); err != nil {
 			return c.fail(job, done, levelErr(err, "write coins"))
@@ -326,11 +332,9 @@ func (c *UtxoCache) write(job *flushJob) error {
 		}
 	}
 	t0 := c.lock()
-	if c.cow.Len() > 0 || len(c.cow.Dump()) > 1<<20 {
-		c.cow = nil // redundant captures after the last step; do not keep a big buffer
-	}
+	c.captures.reset()
 	if cap(c.batch.Dump()) > 2*(c.maxBatch+batchSlack) {
-		// Captures replayed into the batch grew it past its preallocated
+		// Captures written into the batch grew it past its preallocated
 		// size; do not keep the peak for the rest of the run (the next
 		// flush allocates a right-sized one).
 		c.batch = nil
@@ -397,8 +401,7 @@ func (c *UtxoCache) fail(job *flushJob, done int, err error) error {
 		c.markDirty(e, r.idx)
 	}
 	c.batch.Reset()
-	c.cow.Reset()
-	c.cowActive = false
+	c.captures.reset()
 	c.writing = false
 	return err
 }
@@ -410,6 +413,10 @@ var testFlushHook func() error
 // testWriteHook, if set by a test, runs before each batch write, without
 // the cache lock: a test can change the cache while a write is pending.
 var testWriteHook func()
+
+// testBatchHook, if set by a test, sees each batch of coins before it is
+// written.
+var testBatchHook func(*leveldb.Batch)
 
 // testSortHook, if set, runs before a flush sorts its snapshot.
 var testSortHook func()

@@ -57,12 +57,11 @@ type UtxoCache struct {
 	batchPeak int
 
 	// State of the flush in progress (see flush.go). pinnedCount counts
-	// entries with flagPinned; cow collects the snapshot records of pinned
-	// entries changed before the flush serialized them; writing is set
-	// from the snapshot until the write has finished.
+	// entries with flagPinned; captures holds the snapshot records of
+	// pinned entries changed before the flush serialized them; writing is
+	// set from the snapshot until the write has finished.
 	pinnedCount int
-	cow         *leveldb.Batch
-	cowActive   bool
+	captures    captureSet
 	writing     bool
 	val         []byte        // value scratch, used under mu
 	curPause    time.Duration // longest lock hold of the flush in progress
@@ -161,10 +160,8 @@ func makeKey(op *wire.OutPoint) (k outKey) {
 // memUsage is the exact size of every backing array the cache owns.
 func (c *UtxoCache) memUsage() int64 {
 	n := c.slabs.memUsage() + c.table.memUsage() + c.arena.memUsage() +
-		int64(cap(c.dirty))*4 + int64(cap(c.sorted))*sortRecSize + c.batchMem() + int64(cap(c.val))
-	if c.cow != nil {
-		n += int64(len(c.cow.Dump())) + int64(c.cow.Len())*40
-	}
+		int64(cap(c.dirty))*4 + int64(cap(c.sorted))*sortRecSize + c.batchMem() + int64(cap(c.val)) +
+		c.captures.memUsage()
 	return n
 }
 
