@@ -229,8 +229,13 @@ func (c *UtxoCache) appendRecord(b *leveldb.Batch, e *cacheEntry) {
 		b.Delete(key)
 		return
 	}
-	c.val = AppendCoin(c.val[:0], e.amount, c.entryScript(e), e.height, e.flags&flagCoinbase != 0)
+	c.val = c.appendValue(c.val[:0], e)
 	b.Put(key, c.val)
+}
+
+// appendValue appends the stored value of the live coin e to dst.
+func (c *UtxoCache) appendValue(dst []byte, e *cacheEntry) []byte {
+	return AppendCoin(dst, e.amount, c.entryScript(e), e.height, e.flags&flagCoinbase != 0)
 }
 
 // unpin is called, under mu, before a change to e: if e belongs to the

@@ -36,7 +36,7 @@ type captureSet struct {
 func (s *captureSet) add(c *UtxoCache, e *cacheEntry) {
 	rec := capture{key: e.key, off: uint32(len(s.vals)), del: e.flags&flagSpent != 0}
 	if !rec.del {
-		s.vals = AppendCoin(s.vals, e.amount, c.entryScript(e), e.height, e.flags&flagCoinbase != 0)
+		s.vals = c.appendValue(s.vals, e)
 		rec.n = uint32(len(s.vals)) - rec.off
 	}
 	s.arrived = append(s.arrived, rec)
@@ -70,9 +70,9 @@ func (s *captureSet) merge(last *outKey, haveLast bool) {
 }
 
 // emitBefore appends to b the pending captures with keys before k (all of
-// them if k is nil) and reports whether it appended any, setting last to
-// the key of the last one.
-func (s *captureSet) emitBefore(b *leveldb.Batch, k, last *outKey) bool {
+// them if k is nil); if it appended any, last becomes the key of the last
+// one.
+func (s *captureSet) emitBefore(b *leveldb.Batch, k, last *outKey) {
 	var keyBuf [maxCoinKeyLen]byte
 	i := s.head
 	for ; i < len(s.pending) && (k == nil || compareKeys(&s.pending[i].key, k) < 0); i++ {
@@ -84,12 +84,10 @@ func (s *captureSet) emitBefore(b *leveldb.Batch, k, last *outKey) bool {
 			b.Put(key, s.vals[r.off:r.off+r.n])
 		}
 	}
-	if i == s.head {
-		return false
+	if i > s.head {
+		*last = s.pending[i-1].key
+		s.head = i
 	}
-	*last = s.pending[i-1].key
-	s.head = i
-	return true
 }
 
 // reset empties the set for the next write, letting go of buffers that a
