@@ -74,7 +74,9 @@ type BestState struct {
 	NumTxns    uint64
 	TotalTxns  uint64
 	MedianTime int64
-	ChainWork  Work
+	// Time is the tip header's timestamp.
+	Time      int64
+	ChainWork Work
 }
 
 // BlockChain validates blocks and keeps the best chain and its UTXO set.
@@ -287,6 +289,7 @@ func (b *BlockChain) publishTip() {
 		NumTxns:    uint64(tip.numTx),
 		TotalTxns:  tip.chainTx,
 		MedianTime: tip.medianTimePast(),
+		Time:       int64(tip.timestamp),
 		ChainWork:  tip.workSum,
 		BlockSize:  uint64(tip.blockSize),
 	}

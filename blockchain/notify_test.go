@@ -37,6 +37,21 @@ func TestIsCurrentLatches(t *testing.T) {
 	}
 }
 
+// IsCurrent answers while a block connection holds the chain lock: peers'
+// readers ask at every message and must not wait for the connection.
+func TestIsCurrentWithoutChainLock(t *testing.T) {
+	tc := newTestChain(t, regtest(t), nil)
+	tc.chain.mu.Lock()
+	defer tc.chain.mu.Unlock()
+	done := make(chan bool, 1)
+	go func() { done <- tc.chain.IsCurrent() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("IsCurrent waited for the chain lock")
+	}
+}
+
 // TestSyncNotificationsWaits: SyncNotifications returns only after the
 // subscribers have seen every event queued before the call.
 func TestSyncNotificationsWaits(t *testing.T) {

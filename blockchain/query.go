@@ -268,17 +268,21 @@ const DefaultMaxTipAge = 24 * 60 * 60
 // chain stays current for the rest of the run, so a clock moved forward
 // (or a quiet network) does not send a synced node back into initial
 // download.
+//
+// It reads the published tip (BestSnapshot), not the chain under its lock:
+// peers' goroutines ask at every message (fee filter, transaction relay),
+// and during initial download waiting for the lock made a peer's reader
+// wait for each block connection to end before it decoded and prefetched
+// the next block, so that reading and connecting took turns.
 func (b *BlockChain) IsCurrent() bool {
 	if b.caughtUp.Load() {
 		return true
 	}
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	tip := b.chain.tip()
-	if tip.workSum.Cmp(b.minWork) < 0 {
+	tip := b.BestSnapshot()
+	if tip.ChainWork.Cmp(b.minWork) < 0 {
 		return false
 	}
-	if int64(tip.timestamp) < b.now()-b.maxTipAge {
+	if tip.Time < b.now()-b.maxTipAge {
 		return false
 	}
 	b.caughtUp.Store(true)

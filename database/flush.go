@@ -2,7 +2,6 @@ package database
 
 import (
 	"encoding/binary"
-	"runtime"
 	"slices"
 	"time"
 
@@ -27,8 +26,7 @@ const flushStep = 4096
 // flushJob is a flush between its snapshot and the end of its write.
 type flushJob struct {
 	best, old BlockMarker
-	recs      []sortRec      // pinned entries, sorted by sortJob
-	chunks    [][]cacheEntry // the slab chunks when the snapshot was taken
+	recs      []sortRec // pinned entries, sorted by sortJob
 	start     time.Time
 }
 
@@ -188,36 +186,21 @@ func (c *UtxoCache) snapshot(best wire.Hash, height int32) (*flushJob, error) {
 	c.captures.on = true
 	c.writing = true
 	c.lastFlush = time.Now()
-	job.chunks = c.slabs.chunks
 	c.unlock(t0)
 	return job, nil
 }
 
-// sortJob puts the snapshot's records in key order. It runs at the start
-// of the write, in FlushAsync's background goroutine: sorting millions of
-// records, each comparison a random read of two slab entries, took 1.0-1.4
-// s per flush of a mainnet-scale sync at the default cache, and block
-// connection waited for all of it while FlushAsync did it before
-// returning. Slab chunks of pinned entries stay where they are until the
-// write ends (nothing moves or frees them), and keys of live entries never
-// change, so the sort reads them without the lock.
+// sortJob puts the snapshot's records in prefix order (sortrec.go); the
+// write orders each run of equal prefixes as it reaches it. It runs at the
+// start of the write, in FlushAsync's background goroutine: sorting
+// millions of records took 1.0-1.4 s per flush of a mainnet-scale sync at
+// the default cache as a comparison sort, and block connection waited for
+// all of it while FlushAsync did it before returning.
 func (c *UtxoCache) sortJob(job *flushJob) {
 	if testSortHook != nil {
 		testSortHook()
 	}
-	chunks := job.chunks
-	at := func(i uint32) *cacheEntry { return &chunks[i>>slabShift][i&slabMask] }
-	slices.SortFunc(job.recs, func(a, b sortRec) int {
-		switch {
-		case a.prefix < b.prefix:
-			return -1
-		case a.prefix > b.prefix:
-			return 1
-		}
-		return compareKeys(&at(a.idx).key, &at(b.idx).key)
-	})
-	// The chunks may be mapped memory that only c's cleanup releases.
-	runtime.KeepAlive(c)
+	sortByPrefix(job.recs)
 }
 
 // appendRecord appends e's current state (a put, or a deletion for a
@@ -264,11 +247,16 @@ func (c *UtxoCache) write(job *flushJob) error {
 	var lastKey outKey // last coin key serialized, once haveLast
 	split, haveLast := false, false
 	next, done := 0, 0 // recs[:next] serialized, recs[:done] unpinned
+	keyed := 0         // recs[:keyed] in key order (sortRunByKey)
+	at := c.slabs.at
 	for {
 		t0 := c.lock()
 		c.captures.merge(&lastKey, haveLast)
 		end := min(next+flushStep, len(recs))
 		for ; next < end && len(batch.Dump()) < c.maxBatch; next++ {
+			if next == keyed {
+				keyed = sortRunByKey(recs, next, at)
+			}
 			e := c.slabs.at(recs[next].idx)
 			if e.flags&flagPinned == 0 {
 				continue // captured: its record is pending

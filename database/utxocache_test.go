@@ -1,13 +1,16 @@
 package database
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/btcnode/btcd/wire"
+	"github.com/syndtr/goleveldb/leveldb"
 )
 
 // checkCache compares the cache (+DB behind it) with the model for every
@@ -144,7 +147,20 @@ func TestUtxoCacheModel(t *testing.T) {
 		} else {
 			prev := g.model.clone()
 			b := g.next()
+			// Prefetch the block's inputs and recently spent coins while
+			// it is applied, as the sync manager does from a peer's
+			// goroutine: the reads run outside the lock, beside spends,
+			// evictions and the flush's writes.
+			pops := append(slices.Clone(b.spends), gone[max(0, len(gone)-64):]...)
+			prefetched := make(chan error, 1)
+			go func() {
+				_, err := c.Prefetch(pops, nil)
+				prefetched <- err
+			}()
 			undo := applyBlock(t, c, &b, false)
+			if err := <-prefetched; err != nil {
+				t.Fatal(err)
+			}
 			for i, op := range b.spends {
 				// Undo entries must be the coins as they were.
 				want, ok := prev[op]
@@ -422,10 +438,11 @@ func TestNeedsFlushThreeQuartersDirty(t *testing.T) {
 	}
 }
 
-// TestSnapshotKeyOrder: the flush's sort records compare a 4-byte key
-// prefix and fall back to the whole key, so keys sharing their first
-// bytes (a transaction's outputs, or different txids alike in 4 bytes)
-// still come out in txid, then index order.
+// TestSnapshotKeyOrder: the flush sorts its records by a 4-byte key
+// prefix and orders runs of equal prefixes by the whole key as it writes
+// them, so keys sharing their first bytes (a transaction's outputs, or
+// different txids alike in 4 bytes) still reach LevelDB in txid, then
+// index order.
 func TestSnapshotKeyOrder(t *testing.T) {
 	_, c := benchCache(t, 16<<20)
 	r := rand.New(rand.NewPCG(7, 7))
@@ -446,24 +463,23 @@ func TestSnapshotKeyOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c.flushMu.Lock()
-	defer c.flushMu.Unlock()
-	job, err := c.snapshot(wire.Hash{1}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.sortJob(job)
-	if len(job.recs) < 4000 {
-		t.Fatalf("snapshot of %d records, want the 5000 added less duplicates", len(job.recs))
-	}
-	for i := 1; i < len(job.recs); i++ {
-		a, b := &c.slabs.at(job.recs[i-1].idx).key, &c.slabs.at(job.recs[i].idx).key
-		if compareKeys(a, b) >= 0 {
-			t.Fatalf("record %d: key %x not after %x", i, b[:], a[:])
+	var keys batchKeys
+	testBatchHook = func(b *leveldb.Batch) {
+		if err := b.Replay(&keys); err != nil {
+			t.Error(err)
 		}
 	}
-	if err := c.write(job); err != nil {
+	defer func() { testBatchHook = nil }()
+	if err := c.Flush(wire.Hash{1}, 1); err != nil {
 		t.Fatal(err)
+	}
+	if len(keys.coins) < 4000 {
+		t.Fatalf("flush of %d coins, want the 5000 added less duplicates", len(keys.coins))
+	}
+	for i := 1; i < len(keys.coins); i++ {
+		if a, b := keys.coins[i-1], keys.coins[i]; bytes.Compare(a, b) >= 0 {
+			t.Fatalf("record %d: key %x not after %x", i, b, a)
+		}
 	}
 }
 

@@ -53,7 +53,11 @@
 // without start-up and header download), each with its heights, seconds,
 // tx/s, the highest VmRSS seen, the storage bytes the process read and
 // wrote (/proc/PID/io read_bytes and write_bytes; reads the page cache
-// serves are not counted) and the longest time the height stood still;
+// serves are not counted), the CPU seconds the process used and that
+// over the tenth's seconds (cores: near the machine's core count, the
+// tenth was bound by CPU), the chainstate's compaction seconds and the
+// UTXO cache's misses (from the node's metrics, fetched every 250 ms) and
+// the longest time the height stood still;
 // first_over_last_tenth_tx_per_s; longest_stall_s and the height that
 // ended it (from the height polls, so up to a poll interval long); the
 // process's read_mib/write_mib and rchar_mib/wchar_mib (all reads and

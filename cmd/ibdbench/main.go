@@ -314,6 +314,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer node.kill()
 	logf("measured node started (pid %d)", node.cmd.Process.Pid)
 	prog := &progress{pid: node.cmd.Process.Pid, start: start}
+	if o.size == "mainnet-scale" {
+		// Per-tenth compaction and misses; the small chains' runs are
+		// too short for the fetches not to weigh on them.
+		prog.metrics = node.storeMetrics
+	}
 	node.onPoll = prog.record
 	if o.trace > 0 {
 		go node.recordTrace(filepath.Join(o.workDir, "node.trace"), o.trace, logf)

@@ -16,13 +16,25 @@ type sample struct {
 	height int64
 	rssKiB uint64
 	io     procIO
+	cpuS   float64 // the process's user+system CPU seconds so far
+	// From the node's metrics, fetched at most every metricsEvery (the
+	// last fetch's values in between): chainstate compaction seconds and
+	// UTXO cache misses so far.
+	compactionS float64
+	misses      uint64
 }
+
+// metricsEvery is how often the polls also fetch the node's metrics.
+const metricsEvery = 250 * time.Millisecond
 
 // progress records a sample at every height poll of the measured node.
 type progress struct {
 	pid     int
 	start   time.Time
 	samples []sample
+	// metrics, if set, fetches the node's store metrics.
+	metrics   func() (*storeStats, error)
+	lastFetch time.Duration
 }
 
 // record is the node's onPoll hook.
@@ -30,6 +42,16 @@ func (p *progress) record(height int64) {
 	s := sample{at: time.Since(p.start), height: height}
 	s.rssKiB, _ = procStatusKiB(p.pid, "VmRSS:")
 	s.io, _ = readProcIO(p.pid)
+	s.cpuS, _ = procCPUSeconds(p.pid)
+	if n := len(p.samples); n > 0 {
+		s.compactionS, s.misses = p.samples[n-1].compactionS, p.samples[n-1].misses
+	}
+	if p.metrics != nil && (len(p.samples) == 0 || s.at-p.lastFetch >= metricsEvery) {
+		if st, err := p.metrics(); err == nil {
+			s.compactionS, s.misses = st.CompactionSeconds, st.CacheMisses
+			p.lastFetch = s.at
+		}
+	}
 	p.samples = append(p.samples, s)
 }
 
@@ -47,6 +69,15 @@ type tenth struct {
 	// hits are not reads).
 	ReadMiB  float64 `json:"read_mib"`
 	WriteMiB float64 `json:"write_mib"`
+	// CPUSeconds is the process's CPU time in the tenth (user+system, in
+	// ticks of 10 ms), and Cores that over the tenth's wall time: on a
+	// machine of N cores, near N means the tenth was bound by CPU.
+	CPUSeconds float64 `json:"cpu_s"`
+	Cores      float64 `json:"cores"`
+	// CompactionS is the chainstate's compaction time and Misses the UTXO
+	// cache's misses in the tenth, from metrics fetched every 250 ms.
+	CompactionS float64 `json:"compaction_s"`
+	Misses      uint64  `json:"utxo_misses"`
 	// LongestStallS is the longest time the height stood still within
 	// the tenth, as seen by the polls (so up to one poll interval more
 	// than the real pause).
@@ -109,8 +140,12 @@ func tenths(cum []int, samples []sample) ([]tenth, stall) {
 			ReadMiB:  round(float64(sb.io.readBytes-min(sa.io.readBytes, sb.io.readBytes))/(1<<20), 1),
 			WriteMiB: round(float64(sb.io.writeBytes-min(sa.io.writeBytes, sb.io.writeBytes))/(1<<20), 1),
 		}
+		t.CPUSeconds = round(max(sb.cpuS-sa.cpuS, 0), 2)
+		t.CompactionS = round(max(sb.compactionS-sa.compactionS, 0), 2)
+		t.Misses = sb.misses - min(sa.misses, sb.misses)
 		if t.Seconds > 0 {
 			t.TxPerSec = round(float64(t.Txs)/t.Seconds, 0)
+			t.Cores = round(t.CPUSeconds/t.Seconds, 2)
 		}
 		changed := sa.at
 		for i := a + 1; i <= b; i++ {

@@ -19,8 +19,8 @@ func TestParseFlagsMainnetScale(t *testing.T) {
 }
 
 // TestTenths feeds polls of a made-up sync: 100 empty blocks, then 20
-// blocks of 10 transactions, one block per second, except a 3 s stall
-// before block 115.
+// blocks of 10 transactions, one block per second using 1.5 CPU-s each,
+// except a 3 s stall before block 115.
 func TestTenths(t *testing.T) {
 	cum := make([]int, 121)
 	for h := 101; h <= 120; h++ {
@@ -37,7 +37,8 @@ func TestTenths(t *testing.T) {
 		}
 		at += step
 		samples = append(samples, sample{at: at, height: h, rssKiB: uint64(h) * 1024,
-			io: procIO{readBytes: uint64(h) << 20, writeBytes: uint64(2*h) << 20}})
+			io:   procIO{readBytes: uint64(h) << 20, writeBytes: uint64(2*h) << 20},
+			cpuS: 1.5 * float64(h-100)})
 	}
 	got, st := tenths(cum, samples)
 	if len(got) != 10 {
@@ -48,10 +49,11 @@ func TestTenths(t *testing.T) {
 			t.Errorf("tenth %d: %+v", i+1, x)
 		}
 	}
-	if got[0].TxPerSec != 10 || got[0].Seconds != 2 || got[0].MaxRSSMiB != 102 || got[1].WriteMiB != 4 {
+	if got[0].TxPerSec != 10 || got[0].Seconds != 2 || got[0].MaxRSSMiB != 102 || got[1].WriteMiB != 4 ||
+		got[0].CPUSeconds != 3 || got[0].Cores != 1.5 {
 		t.Errorf("first tenths %+v %+v", got[0], got[1])
 	}
-	if got[7].Seconds != 4 || got[7].LongestStallS != 3 || got[6].LongestStallS != 1 {
+	if got[7].Seconds != 4 || got[7].Cores != 0.75 || got[7].LongestStallS != 3 || got[6].LongestStallS != 1 {
 		t.Errorf("stalled tenth %+v", got[7])
 	}
 	if st.seconds != 3 || st.height != 115 {
