@@ -46,3 +46,35 @@ func TestPrefetchLoadsMisses(t *testing.T) {
 		t.Fatalf("fetch after prefetch: %d misses, %d hits", st.Misses, st.Hits)
 	}
 }
+
+// A block's many misses, absent and duplicate outpoints among them, come
+// back from LevelDB with their values, each distinct one read once.
+func TestFetchEntriesManyMisses(t *testing.T) {
+	c := prefetchFixture(t, 1000)
+	var ops []wire.OutPoint
+	for i := 0; i < 1200; i += 3 {
+		ops = append(ops, benchOutPoint(i)) // from 1000 on: absent
+	}
+	ops = append(ops, benchOutPoint(3), benchOutPoint(2000))
+	got, _, err := c.FetchEntries(ops, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, op := range ops {
+		i := 0
+		for ; i < 2000 && benchOutPoint(i) != op; i++ {
+		}
+		if i >= 1000 {
+			if !got[j].Missing {
+				t.Fatalf("absent coin %d found: %+v", i, got[j])
+			}
+			continue
+		}
+		if got[j].Missing || got[j].Amount != int64(i+1) {
+			t.Fatalf("coin %d: %+v", i, got[j])
+		}
+	}
+	if st := c.Stats(); st.Misses != uint64(len(ops)-1) {
+		t.Fatalf("%d misses for %d distinct outpoints", st.Misses, len(ops)-1)
+	}
+}
