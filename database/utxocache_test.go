@@ -149,8 +149,7 @@ func TestUtxoCacheModel(t *testing.T) {
 			b := g.next()
 			// Prefetch the block's inputs and recently spent coins while
 			// it is applied, as the sync manager does from a peer's
-			// goroutine: the reads run outside the lock, beside spends,
-			// evictions and the flush's writes.
+			// goroutine, beside spends, evictions and the flush's writes.
 			pops := append(slices.Clone(b.spends), gone[max(0, len(gone)-64):]...)
 			prefetched := make(chan error, 1)
 			go func() {
