@@ -216,6 +216,13 @@ type MessageListeners struct {
 	OnRead  func(p *Peer, n int, msg wire.Message, err error)
 	OnWrite func(p *Peer, n int, cmd string, err error)
 
+	// OnQueue is told the encoded size of each message as it enters the
+	// send queue, before the writer takes it. Limits on what is served
+	// (--maxuploadtarget) count here: a request answered must count
+	// before the next one is checked, and a large block can sit in the
+	// queue while the next getdata is read.
+	OnQueue func(p *Peer, n int, cmd string)
+
 	// OnCapture sees every message's payload as it went over the wire:
 	// received ones once their checksum is verified, sent ones once
 	// written (-capturemessages). payload is only valid during the call.

@@ -325,3 +325,33 @@ func TestFifoReclaims(t *testing.T) {
 		t.Fatalf("capacity %d for %d live items", cap(f.items), live)
 	}
 }
+
+// OnQueue sees each message's encoded size as it is queued, while the
+// remote has not read it yet.
+func TestOnQueueBeforeWrite(t *testing.T) {
+	cfg := baseConfig()
+	var mu sync.Mutex
+	queued := map[string]int{}
+	cfg.Listeners.OnQueue = func(_ *Peer, n int, cmd string) {
+		mu.Lock()
+		queued[cmd] += n
+		mu.Unlock()
+	}
+	p, r := newInboundWithRemote(t, cfg, "203.0.113.3:1")
+	r.handshake()
+	if !p.WaitForHandshake() {
+		t.Fatal(p.Err())
+	}
+	r.recvUntil(wire.CmdPing)
+	// The remote reads nothing more.
+	msg := bigInv(1000, 3)
+	if err := p.QueueMessage(msg, nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := queued[wire.CmdInv]
+	mu.Unlock()
+	if want := wire.MessageHeaderSize + 3 + 1000*wire.InvVectSize; got != want {
+		t.Fatalf("OnQueue saw %d inv bytes, want %d", got, want)
+	}
+}

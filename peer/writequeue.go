@@ -285,8 +285,12 @@ func (p *Peer) queue(msg wire.Message, enc wire.MessageEncoding, prio priority, 
 }
 
 func (p *Peer) push(m outMsg, prio priority) error {
+	n := len(*m.buf)
 	err := p.wq.push(m, prio)
 	if err == nil {
+		if l := p.cfg.Listeners.OnQueue; l != nil {
+			l(p, n, m.cmd)
+		}
 		return nil
 	}
 	wire.PutBuffer(m.buf)

@@ -77,11 +77,14 @@ func (s *server) newPeerLayer() error {
 		s.peerCfg.Services |= wire.SFNodeP2PV2
 	}
 	s.sync.SetListeners(&s.peerCfg.Listeners)
-	if prev := s.peerCfg.Listeners.OnWrite; cfg.maxUploadBytes > 0 {
-		s.peerCfg.Listeners.OnWrite = func(p *peer.Peer, n int, cmd string, err error) {
+	if prev := s.peerCfg.Listeners.OnQueue; cfg.maxUploadBytes > 0 {
+		// Counted as queued, not as written: a block still in the queue
+		// must count when the peer's next getdata is checked against
+		// the historical limit.
+		s.peerCfg.Listeners.OnQueue = func(p *peer.Peer, n int, cmd string) {
 			s.upload.record(n)
 			if prev != nil {
-				prev(p, n, cmd, err)
+				prev(p, n, cmd)
 			}
 		}
 	}
