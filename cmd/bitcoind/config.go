@@ -404,13 +404,25 @@ func applyConnection(a *args, cfg *node.Config) error {
 		}
 	}
 	cfg.NoProxyRandomize = !a.getBool("proxyrandomize", true)
-	proxy := a.getString("proxy", "")
-	if a.isNegated("proxy") {
-		proxy = ""
+	// The -proxy values apply in order: one without a network sets every
+	// network's proxy, dropping earlier per-network ones; ADDR=NET sets
+	// one network's (the node checks both).
+	proxySet := false
+	for _, v := range a.getList("proxy") {
+		if strings.Contains(v, "=") {
+			cfg.NetProxies = append(cfg.NetProxies, v)
+		} else {
+			cfg.Proxy, cfg.NetProxies = v, nil
+			if v == "0" {
+				cfg.Proxy = ""
+			}
+		}
+		proxySet = proxySet || (v != "0" && !strings.HasPrefix(v, "0="))
 	}
-	if proxy != "" && proxy != "0" {
+	if proxySet {
+		// Not listening, and below not discovering, so nothing ties
+		// this node's address to the one it reaches peers from.
 		listenDefault = false
-		cfg.Proxy = proxy
 	}
 	if len(binds) > 0 || len(whitebinds) > 0 {
 		listenDefault = true
@@ -457,15 +469,22 @@ func applyConnection(a *args, cfg *node.Config) error {
 			b.StartupLog = append(b.StartupLog, "-seednode is ignored when -connect is used")
 			cfg.SeedNodes = nil
 		}
-		if b.KeepDNSSeed && cfg.Proxy != "" {
+		if b.KeepDNSSeed && proxySet {
 			b.StartupLog = append(b.StartupLog, "-dnsseed is ignored when -connect is used and -proxy is specified")
 		}
 	}
 	cfg.NoFixedSeeds = !a.getBool("fixedseeds", true)
-	cfg.NoDiscover = !a.getBool("discover", listen && len(a.getList("externalip")) == 0 && cfg.Proxy == "")
+	cfg.NoDiscover = !a.getBool("discover", listen && len(a.getList("externalip")) == 0 && !proxySet)
 	cfg.ExternalIPs = a.getList("externalip")
-	if v := a.getString("onion", ""); v != "" && !a.isNegated("onion") && v != "0" {
+	switch v := a.getString("onion", ""); {
+	case a.isNegated("onion") || v == "0":
+		cfg.NoOnion = true
+	case v != "":
 		cfg.OnionProxy = v
+	}
+	b.ListenOnion = a.getBool("listenonion", true)
+	if b.ListenOnion && a.isSet("listenonion") {
+		b.StartupLog = append(b.StartupLog, "-listenonion: this node does not use Tor's control port, so it creates no onion service and learns no Tor proxy from it; onion peers are reached through -onion or -proxy")
 	}
 	if v := a.getString("i2psam", ""); v != "" && !a.isNegated("i2psam") {
 		cfg.I2PSAM = v

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,9 +102,7 @@ func TestFrameworkCommandLine(t *testing.T) {
 	}
 }
 
-// TestPersistMempoolV1: -persistmempoolv1 selects Core's version 1
-// mempool.dat, on the command line and in bitcoin.conf; it is off by
-// default.
+// -proxyrandomize is on by default.
 func TestProxyRandomize(t *testing.T) {
 	if cfg := mustBuild(t, "", "-regtest"); cfg.NoProxyRandomize {
 		t.Error("proxy credentials not randomized by default")
@@ -113,6 +112,40 @@ func TestProxyRandomize(t *testing.T) {
 	}
 }
 
+// -proxy values apply in order: ADDR=NET for one network, a plain one
+// for all (dropping the per-network ones before it); -noonion and
+// -onion=0 forbid onion; -listenonion defaults on as in bitcoind.
+func TestProxyOptions(t *testing.T) {
+	cfg := mustBuild(t, "", "-regtest", "-proxy=127.1.1.1:1111", "-proxy=127.2.2.2:2222=tor", "-proxy=0=cjdns")
+	if cfg.Proxy != "127.1.1.1:1111" || !slices.Equal(cfg.NetProxies, []string{"127.2.2.2:2222=tor", "0=cjdns"}) {
+		t.Errorf("proxy %q, per network %q", cfg.Proxy, cfg.NetProxies)
+	}
+	if !cfg.DisableListen || !cfg.NoDiscover {
+		t.Error("-proxy did not turn off listening and discovery")
+	}
+	cfg = mustBuild(t, "", "-regtest", "-proxy=127.4.4.4:4444=ipv4", "-proxy=127.1.1.1:1111")
+	if cfg.Proxy != "127.1.1.1:1111" || len(cfg.NetProxies) != 0 {
+		t.Errorf("a plain -proxy after ADDR=NET: proxy %q, per network %q", cfg.Proxy, cfg.NetProxies)
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-proxy=127.6.6.6:6666=ipv6"); cfg.Proxy != "" || len(cfg.NetProxies) != 1 || !cfg.DisableListen {
+		t.Errorf("-proxy=ADDR=ipv6: proxy %q, per network %q, listen %v", cfg.Proxy, cfg.NetProxies, !cfg.DisableListen)
+	}
+	for _, arg := range []string{"-noonion", "-onion=0"} {
+		if cfg := mustBuild(t, "", "-regtest", "-proxy=127.0.0.1", arg); !cfg.NoOnion || cfg.OnionProxy != "" {
+			t.Errorf("%s: noonion %v, onion %q", arg, cfg.NoOnion, cfg.OnionProxy)
+		}
+	}
+	if cfg := mustBuild(t, "", "-regtest"); !cfg.Bitcoind.ListenOnion {
+		t.Error("-listenonion is off by default")
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-listenonion=0"); cfg.Bitcoind.ListenOnion {
+		t.Error("-listenonion=0 ignored")
+	}
+}
+
+// TestPersistMempoolV1: -persistmempoolv1 selects Core's version 1
+// mempool.dat, on the command line and in bitcoin.conf; it is off by
+// default.
 func TestPersistMempoolV1(t *testing.T) {
 	if cfg := mustBuild(t, "", "-regtest"); cfg.PersistMempoolV1 {
 		t.Error("persistmempoolv1 on by default")

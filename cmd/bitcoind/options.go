@@ -118,7 +118,7 @@ var options = []option{
 	{name: "fixedseeds", help: "Allow fixed seeds if DNS seeds don't provide peers (default: 1)", group: gConnection},
 	{name: "forcednsseed", help: "Always query for peer addresses via DNS lookup (default: 0)", group: gConnection},
 	{name: "listen", help: "Accept connections from outside (default: 1 if no -proxy, -connect or -maxconnections=0)", group: gConnection},
-	{name: "listenonion", help: "Automatically create Tor onion service (only 0 is supported)", group: gHidden, disp: unsupported, off: "0"},
+	{name: "listenonion", help: "Automatically create Tor onion service (default: 1; this node does not use Tor's control port and creates none, so onion peers need -onion or -proxy)", group: gConnection},
 	{name: "maxconnections", arg: "<n>", help: "Maintain at most <n> connections to peers (default: 125)", group: gConnection},
 	{name: "maxreceivebuffer", arg: "<n>", help: "Maximum per-connection receive buffer (not supported)", group: gHidden, disp: unsupported},
 	{name: "maxsendbuffer", arg: "<n>", help: "Maximum per-connection send buffer (not supported)", group: gHidden, disp: unsupported},

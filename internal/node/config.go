@@ -160,8 +160,10 @@ type P2POptions struct {
 	CheckAddrMan        int           `long:"checkaddrman" description:"Check the address manager's tables on every n-th operation (0: never; for tests)"`
 	TestOptions         []string      `long:"test" description:"Regtest testing options: addrman (a deterministic address manager); may be repeated"`
 	ExternalIPs         []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
-	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050, or unix:/path)"`
+	NetProxies          []string      `long:"netproxy" description:"Proxy for one network only, applied after --proxy: ADDR=NET with NET one of ipv4, ipv6, onion (or tor), cjdns; ADDR 0 removes that network's proxy (ipv4 and ipv6 also set the proxy for host names); may be repeated"`
 	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	NoOnion             bool          `long:"noonion" description:"Disable connecting to tor hidden services, whatever --proxy says"`
 	NoProxyRandomize    bool          `long:"noproxyrandomize" description:"Send no credentials to the --proxy and --onion proxies (by default each connection gets fresh random ones, which makes Tor isolate its streams)"`
 	I2PSAM              string        `long:"i2psam" description:"I2P SAM 3.1 bridge (host:port, port 7656 by default) through which .b32.i2p peers are reached; makes the i2p network reachable"`
 	I2PAcceptIncoming   string        `long:"i2pacceptincoming" optional:"yes" optional-value:"1" description:"With --i2psam: 1 keeps a persistent I2P address (key in i2p_private_key in the data directory) and accepts inbound I2P peers; 0 uses throwaway addresses for outbound connections only"`
@@ -306,6 +308,7 @@ type Config struct {
 	rpcWhitelistDefault    *bool                   // --rpcwhitelistdefault; nil = not given
 	rpcCookiePerms         os.FileMode             // --rpccookieperms; 0 = owner only
 	onlyNets               map[wire.NetworkID]bool // --onlynet parsed; nil = every network
+	proxies                netProxies              // each network's proxy (proxies.go)
 }
 
 // BitcoindSettings are what only bitcoind's command line expresses: its
@@ -337,6 +340,11 @@ type BitcoindSettings struct {
 	// KeepDNSSeed means -dnsseed was given on, so -connect does not turn
 	// DNS seeding off as it does by default.
 	KeepDNSSeed bool
+	// ListenOnion is -listenonion: bitcoind would learn a Tor proxy from
+	// Tor's control port, so -onlynet=onion without -proxy or -onion is
+	// not refused. This node does not use the control port: onion stays
+	// unreachable without a proxy.
+	ListenOnion bool
 }
 
 // assumeValidMode says where the assume-valid block comes from.

@@ -16,7 +16,6 @@ import (
 
 	"github.com/btcnode/btcd/metrics"
 	"github.com/btcnode/btcd/peer"
-	"github.com/btcnode/btcd/peer/connmgr"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcnode/btcd/zmq"
 )
@@ -69,10 +68,7 @@ func (cfg *Config) validateP2P() error {
 	if cfg.ExternalIPs, err = normalizeAddresses("--externalip", cfg.ExternalIPs, port, false); err != nil {
 		return err
 	}
-	if err := checkHostPort("--proxy", cfg.Proxy); err != nil {
-		return err
-	}
-	if err := checkHostPort("--onion", cfg.OnionProxy); err != nil {
+	if err := cfg.resolveProxies(); err != nil { // proxies.go
 		return err
 	}
 
@@ -96,7 +92,7 @@ func (cfg *Config) validateP2P() error {
 		return conflictf("--whitebind: Cannot set -bind or -whitebind together with -listen=0")
 	}
 
-	if (cfg.Proxy != "" || len(cfg.ConnectPeers) > 0) && len(cfg.Listeners) == 0 {
+	if (cfg.proxies.any() || len(cfg.ConnectPeers) > 0) && len(cfg.Listeners) == 0 {
 		cfg.DisableListen = true
 	}
 	if len(cfg.ConnectPeers) > 0 && !cfg.Bitcoind.KeepDNSSeed {
@@ -470,28 +466,6 @@ func normalizeAddress(opt, addr, defaultPort string, listen bool) (string, error
 		return "", invalidf("%s: %q has an invalid port", opt, addr)
 	}
 	return net.JoinHostPort(host, strconv.FormatUint(p, 10)), nil
-}
-
-// checkHostPort validates an optional host:port option such as --proxy,
-// which may also name a Unix socket as unix:PATH (as bitcoind's).
-func checkHostPort(opt, addr string) error {
-	if addr == "" {
-		return nil
-	}
-	if path, ok := strings.CutPrefix(addr, connmgr.UnixProxyPrefix); ok {
-		if path == "" {
-			return invalidf("%s: %q names no socket", opt, addr)
-		}
-		return nil
-	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || host == "" {
-		return invalidf("%s: %q is not host:port", opt, addr)
-	}
-	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
-		return invalidf("%s: %q has an invalid port", opt, addr)
-	}
-	return nil
 }
 
 // normalizeProfileAddr turns a --profile value into a listen address: a bare

@@ -31,6 +31,18 @@ func (cfg *Config) validateOnlyNet() error {
 		}
 		cfg.onlyNets[id] = true
 	}
+	// Restricting outbound connections to a network this node cannot
+	// reach would leave it with none at all.
+	switch {
+	case cfg.onlyNets[wire.NetCJDNS] && !cfg.CJDNSReachable:
+		return conflictf("--onlynet: Outbound connections restricted to CJDNS (-onlynet=cjdns) but -cjdnsreachable is not provided")
+	case cfg.onlyNets[wire.NetTorV3] && (cfg.NoOnion || cfg.OnionProxy == "0"):
+		return conflictf("--onlynet: Outbound connections restricted to Tor (-onlynet=onion) but the proxy for reaching the Tor network is explicitly forbidden: -onion=0")
+	case cfg.onlyNets[wire.NetTorV3] && cfg.proxies.onion == "" && !cfg.Bitcoind.ListenOnion:
+		return conflictf("--onlynet: Outbound connections restricted to Tor (-onlynet=onion) but the proxy for reaching the Tor network is not provided: none of -proxy, -onion or -listenonion is given")
+	case cfg.onlyNets[wire.NetI2P] && cfg.I2PSAM == "":
+		return conflictf("--onlynet: Outbound connections restricted to i2p (-onlynet=i2p) but -i2psam is not provided")
+	}
 	if !cfg.onlyNets[wire.NetIPv4] && !cfg.onlyNets[wire.NetIPv6] {
 		if cfg.Bitcoind.KeepDNSSeed {
 			return conflictf("--onlynet: Incompatible options: -dnsseed=1 was explicitly specified, but -onlynet forbids connections to IPv4/IPv6")

@@ -56,7 +56,7 @@ func (r *addrRelay) reachable(na *wire.NetAddressV2) bool {
 	case wire.NetIPv4, wire.NetIPv6:
 		return true
 	case wire.NetTorV3:
-		return r.s.cfg.Proxy != "" || r.s.cfg.OnionProxy != ""
+		return r.s.cfg.proxies.onion != ""
 	case wire.NetCJDNS:
 		return r.s.cfg.CJDNSReachable
 	}

@@ -104,7 +104,7 @@ func (s *server) newPeerLayer() error {
 
 	policy := connmgr.ResolvePolicy(connmgr.PolicyInput{
 		Connect: cfg.ConnectPeers, Listen: cfg.Listeners, NoListen: cfg.DisableListen,
-		Proxy: cfg.Proxy, NoDNSSeed: cfg.DisableDNSSeed,
+		Proxy: cfg.proxies.name, NoDNSSeed: cfg.DisableDNSSeed,
 	})
 	if policy.Listen && len(cfg.Listeners)+len(cfg.whiteBinds) > 0 {
 		addrs := append([]string(nil), cfg.Listeners...)
@@ -354,14 +354,8 @@ func (s *server) dialConfig() connmgr.DialConfig {
 	return dc
 }
 
-// dialConfig builds the outbound dialer options from --proxy and --onion.
+// dialConfig builds the outbound dialer options from the proxy options
+// (proxies.go) and --cjdnsreachable.
 func dialConfig(cfg *Config) connmgr.DialConfig {
-	dc := connmgr.DialConfig{CJDNS: cfg.CJDNSReachable}
-	if cfg.Proxy != "" {
-		dc.Proxy = &connmgr.Proxy{Addr: cfg.Proxy, TorIsolation: !cfg.NoProxyRandomize}
-	}
-	if cfg.OnionProxy != "" {
-		dc.Onion = &connmgr.Proxy{Addr: cfg.OnionProxy, TorIsolation: !cfg.NoProxyRandomize}
-	}
-	return dc
+	return connmgr.DialConfig{CJDNS: cfg.CJDNSReachable, Proxies: cfg.proxies.dial(!cfg.NoProxyRandomize)}
 }

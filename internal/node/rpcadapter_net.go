@@ -302,7 +302,7 @@ type localDiscovery struct {
 // of us says nothing about our reachability).
 func (s *server) noteSeenAs(p *peer.Peer) {
 	me := p.AddrLocal()
-	if !me.IsValid() || p.Inbound() || len(s.listeners) == 0 || s.cfg.Proxy != "" || len(s.cfg.ConnectPeers) > 0 {
+	if !me.IsValid() || p.Inbound() || len(s.listeners) == 0 || s.cfg.proxies.any() || len(s.cfg.ConnectPeers) > 0 {
 		return
 	}
 	s.addrs.SeenLocal(me)
@@ -355,7 +355,7 @@ func (s *server) localAddressFor(p *peer.Peer) (wire.NetAddressV2, bool) {
 	if !ok {
 		me := p.AddrLocal()
 		ip := me.Addr()
-		if !me.IsValid() || !ip.IsGlobalUnicast() || ip.IsPrivate() || len(s.listeners) == 0 || s.cfg.Proxy != "" {
+		if !me.IsValid() || !ip.IsGlobalUnicast() || ip.IsPrivate() || len(s.listeners) == 0 || s.cfg.proxies.any() {
 			return wire.NetAddressV2{}, false
 		}
 		na = wire.NetAddressV2FromNetAddress(wire.NewNetAddress(netip.AddrPortFrom(ip, s.listenPort()), 0, 0))

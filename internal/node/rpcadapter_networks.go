@@ -25,28 +25,24 @@ func proxyText(addr, defPort string) string {
 }
 
 // networksInfo is getnetworkinfo's "networks": each network bitcoind
-// knows, in its order, with the proxy reaching it. -proxy serves every
-// network except I2P, -onion overrides it for Tor, and -i2psam names the
-// SAM bridge that makes I2P reachable; CJDNS is reachable with --cjdnsreachable.
+// knows, in its order, with the proxy reaching it (proxies.go). Onion is
+// reachable through a proxy, I2P through the SAM bridge of --i2psam,
+// CJDNS with --cjdnsreachable.
 func networksInfo(cfg *Config) []rpc.NetworkEntry {
-	proxy := proxyText(cfg.Proxy, defaultSOCKSPort)
-	onion := proxyText(cfg.OnionProxy, defaultSOCKSPort)
-	if onion == "" {
-		onion = proxy
-	}
+	randomize := !cfg.NoProxyRandomize
 	entry := func(name, proxy string, reachable, randomize bool) rpc.NetworkEntry {
 		return rpc.NetworkEntry{
 			Name: name, Limited: !reachable, Reachable: reachable,
 			Proxy: proxy, ProxyRandomizeCredentials: randomize && proxy != "",
 		}
 	}
-	randomize := !cfg.NoProxyRandomize
+	np := cfg.proxies
 	return []rpc.NetworkEntry{
-		entry("ipv4", proxy, true, randomize),
-		entry("ipv6", proxy, true, randomize),
-		entry("onion", onion, onion != "", randomize),
+		entry("ipv4", np.ipv4, true, randomize),
+		entry("ipv6", np.ipv6, true, randomize),
+		entry("onion", np.onion, np.onion != "", randomize),
 		// bitcoind's SAM proxy does no stream isolation.
 		entry("i2p", proxyText(cfg.I2PSAM, defaultSAMPort), cfg.I2PSAM != "", false),
-		entry("cjdns", proxy, cfg.CJDNSReachable, randomize),
+		entry("cjdns", np.cjdns, cfg.CJDNSReachable, randomize),
 	}
 }

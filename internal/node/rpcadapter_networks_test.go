@@ -6,8 +6,19 @@ import (
 	"github.com/btcnode/btcd/wire"
 )
 
+// withProxies is a configuration of the given options with its proxy
+// table resolved, as Validate leaves it.
+func withProxies(t *testing.T, o P2POptions) *Config {
+	t.Helper()
+	cfg := &Config{P2POptions: o}
+	if err := cfg.resolveProxies(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 func TestNetworksInfoProxies(t *testing.T) {
-	got := networksInfo(&Config{P2POptions: P2POptions{Proxy: "127.0.0.1", I2PSAM: "127.0.0.1:7656"}})
+	got := networksInfo(withProxies(t, P2POptions{Proxy: "127.0.0.1", I2PSAM: "127.0.0.1:7656"}))
 	want := []struct {
 		name, proxy string
 		reachable   bool
@@ -29,7 +40,7 @@ func TestNetworksInfoProxies(t *testing.T) {
 	}
 	// Without proxies every entry is there, with empty proxies; Tor is
 	// unreachable, and -onion alone serves Tor only.
-	got = networksInfo(&Config{P2POptions: P2POptions{OnionProxy: "[::1]:9999"}})
+	got = networksInfo(withProxies(t, P2POptions{OnionProxy: "[::1]:9999"}))
 	if len(got) != 5 || got[0].Proxy != "" || got[2].Proxy != "[::1]:9999" || !got[2].Reachable || got[0].ProxyRandomizeCredentials {
 		t.Errorf("onion only: %+v", got)
 	}
@@ -41,27 +52,17 @@ func TestNetworksInfoProxies(t *testing.T) {
 // --noproxyrandomize (bitcoind's -proxyrandomize=0) sends no credentials,
 // and getnetworkinfo says so for every proxied network.
 func TestNetworksInfoNoProxyRandomize(t *testing.T) {
-	cfg := &Config{P2POptions: P2POptions{Proxy: "127.0.0.1:9050", NoProxyRandomize: true}}
+	cfg := withProxies(t, P2POptions{Proxy: "127.0.0.1:9050", NoProxyRandomize: true})
 	for _, n := range networksInfo(cfg) {
 		if n.ProxyRandomizeCredentials {
 			t.Errorf("%s: proxy_randomize_credentials with --noproxyrandomize", n.Name)
 		}
 	}
-	if dc := dialConfig(cfg); dc.Proxy == nil || dc.Proxy.TorIsolation {
+	if dc := dialConfig(cfg); dc.Proxies.IPv4 == nil || dc.Proxies.IPv4.TorIsolation {
 		t.Error("--noproxyrandomize still randomizes credentials")
 	}
-	if dc := dialConfig(&Config{P2POptions: P2POptions{Proxy: "127.0.0.1:9050", CJDNSReachable: true}}); !dc.Proxy.TorIsolation || !dc.CJDNS {
+	if dc := dialConfig(withProxies(t, P2POptions{Proxy: "127.0.0.1:9050", CJDNSReachable: true})); !dc.Proxies.CJDNS.TorIsolation || !dc.CJDNS {
 		t.Error("default proxy without random credentials, or CJDNS not routed through it")
-	}
-}
-
-// bitcoind's -proxy and -onion take unix:PATH.
-func TestUnixProxyOption(t *testing.T) {
-	if err := checkHostPort("--proxy", "unix:/run/tor/socks"); err != nil {
-		t.Errorf("unix proxy refused: %v", err)
-	}
-	if err := checkHostPort("--proxy", "unix:"); err == nil {
-		t.Error("unix: without a path accepted")
 	}
 }
 
@@ -82,10 +83,10 @@ func TestPeerNetworkOfNamedPeers(t *testing.T) {
 // -i2psam makes I2P reachable; without it I2P stays unreachable even with
 // -proxy, which does not serve I2P.
 func TestNetworksInfoI2PReachable(t *testing.T) {
-	if got := networksInfo(&Config{P2POptions: P2POptions{I2PSAM: "127.0.0.1"}}); !got[3].Reachable || got[3].Proxy != "127.0.0.1:7656" || got[3].ProxyRandomizeCredentials {
+	if got := networksInfo(withProxies(t, P2POptions{I2PSAM: "127.0.0.1"})); !got[3].Reachable || got[3].Proxy != "127.0.0.1:7656" || got[3].ProxyRandomizeCredentials {
 		t.Errorf("with -i2psam: %+v", got[3])
 	}
-	if got := networksInfo(&Config{P2POptions: P2POptions{Proxy: "127.0.0.1"}}); got[3].Reachable || got[3].Proxy != "" {
+	if got := networksInfo(withProxies(t, P2POptions{Proxy: "127.0.0.1"})); got[3].Reachable || got[3].Proxy != "" {
 		t.Errorf("proxy only: %+v", got[3])
 	}
 }

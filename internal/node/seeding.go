@@ -201,7 +201,7 @@ func (s *server) runDNSSeeding() {
 		amgrLog.Infof("Loading addresses from DNS seed %s", seed.Host)
 		switch {
 		case neverResolves(seed.Host):
-		case s.cfg.Proxy != "":
+		case s.cfg.proxies.name != "":
 			// Resolving locally would tell the resolver who we are;
 			// the proxy reaches the seed's name instead.
 			s.addrFetch(strings.TrimSuffix(seed.Host, "."))

@@ -112,7 +112,7 @@ func TestOnlyNet(t *testing.T) {
 	if _, err := loadConfig(append(base, "--onlynet=ipx")); err == nil || ErrorText(err) != "Unknown network specified in -onlynet: 'ipx'" {
 		t.Errorf("unknown network: %v", err)
 	}
-	cfg, err := loadConfig(append(base, "--onlynet=onion"))
+	cfg, err := loadConfig(append(base, "--onlynet=onion", "--onion=127.0.0.1:9050"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +122,7 @@ func TestOnlyNet(t *testing.T) {
 	c := DefaultConfig()
 	c.Bitcoind.KeepDNSSeed = true
 	c.OnlyNets = []string{"i2p"}
+	c.I2PSAM = "127.0.0.1:7656"
 	if err := c.validateOnlyNet(); err == nil || ErrorText(err) != "Incompatible options: -dnsseed=1 was explicitly specified, but -onlynet forbids connections to IPv4/IPv6" {
 		t.Errorf("explicit dnsseed with onlynet=i2p: %v", err)
 	}

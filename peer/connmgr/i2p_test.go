@@ -41,7 +41,7 @@ func TestI2PArbitraryPortRefused(t *testing.T) {
 func TestI2PDialRouting(t *testing.T) {
 	var got string
 	d := NewDialer(DialConfig{
-		Proxy: &Proxy{Addr: "127.0.0.1:1"},
+		Proxies: AllNetworks(&Proxy{Addr: "127.0.0.1:1"}),
 		I2P: func(_ context.Context, host string) (net.Conn, error) {
 			got = host
 			return nil, errors.New("no bridge")

@@ -144,18 +144,31 @@ func ParseExternalIPs(list []string, defaultPort uint16) ([]netip.AddrPort, erro
 // DialFunc connects to a host:port address.
 type DialFunc func(ctx context.Context, addr string) (net.Conn, error)
 
+// Proxies names the SOCKS5 proxy that reaches each network, as
+// bitcoind's per-network -proxy=ADDR=NET. A nil entry means the network
+// is dialed directly, or, for Onion, not at all.
+type Proxies struct {
+	IPv4, IPv6, Onion, CJDNS *Proxy
+	// Name reaches host names (which the proxy resolves, so no local
+	// lookup tells the resolver who we are).
+	Name *Proxy
+}
+
+// AllNetworks is p for every network: a -proxy without a network.
+func AllNetworks(p *Proxy) Proxies {
+	return Proxies{IPv4: p, IPv6: p, Onion: p, CJDNS: p, Name: p}
+}
+
 // DialConfig chooses how outbound connections are made.
 type DialConfig struct {
-	// Proxy is the SOCKS5 proxy for every connection (--proxy); empty
-	// means direct connections.
-	Proxy *Proxy
-	// Onion is the SOCKS5 proxy for .onion addresses (--onion); nil means
-	// Proxy is used for them too.
-	Onion *Proxy
+	// Proxies are the SOCKS5 proxies of the networks (--proxy,
+	// --netproxy, --onion); addresses that are not publicly routable
+	// are always dialed directly.
+	Proxies Proxies
 	// Timeout bounds each connection attempt; zero means 30 seconds.
 	Timeout time.Duration
-	// CJDNS: fc00::/8 addresses are CJDNS peers (--cjdnsreachable), which
-	// Proxy reaches as it reaches IPv4 and IPv6, as bitcoind's -proxy.
+	// CJDNS: fc00::/8 addresses are CJDNS peers (--cjdnsreachable),
+	// reached through Proxies.CJDNS or directly.
 	CJDNS bool
 	// I2P opens streams to .b32.i2p hosts through the SAM bridge
 	// (--i2psam); nil means such hosts cannot be reached.
@@ -205,20 +218,34 @@ func NewDialer(cfg DialConfig) DialFunc {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		if strings.HasSuffix(strings.ToLower(host), ".onion") {
-			switch {
-			case cfg.Onion != nil:
-				return cfg.Onion.DialContext(ctx, "tcp", addr)
-			case cfg.Proxy != nil:
-				return cfg.Proxy.DialContext(ctx, "tcp", addr)
-			default:
+			if cfg.Proxies.Onion == nil {
 				return nil, fmt.Errorf("%w: %s", ErrNoOnionProxy, addr)
 			}
+			return cfg.Proxies.Onion.DialContext(ctx, "tcp", addr)
 		}
-		if cfg.Proxy != nil && (!unroutableIP(host) || (cfg.CJDNS && isCJDNS(host))) {
-			return cfg.Proxy.DialContext(ctx, "tcp", addr)
+		if p := cfg.proxyFor(host); p != nil {
+			return p.DialContext(ctx, "tcp", addr)
 		}
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", addr)
+	}
+}
+
+// proxyFor is the proxy reaching host (an IP literal or a name other
+// than .onion and .b32.i2p), nil for a direct connection.
+func (cfg *DialConfig) proxyFor(host string) *Proxy {
+	ip, err := netip.ParseAddr(host)
+	switch {
+	case err != nil:
+		return cfg.Proxies.Name
+	case cfg.CJDNS && isCJDNS(host):
+		return cfg.Proxies.CJDNS
+	case unroutableIP(host):
+		return nil
+	case ip.Unmap().Is4():
+		return cfg.Proxies.IPv4
+	default:
+		return cfg.Proxies.IPv6
 	}
 }
 

@@ -197,30 +197,42 @@ func TestSOCKS5(t *testing.T) {
 	}
 }
 
-func TestDialerUsesOnionProxy(t *testing.T) {
-	plain := startSocks(t, "", "", 0)
-	onion := startSocks(t, "", "", 0)
+// Each network goes through its own proxy (bitcoind's -proxy=ADDR=NET),
+// host names through the name proxy.
+func TestDialerPerNetworkProxies(t *testing.T) {
+	v4, v6 := startSocks(t, "", "", 0), startSocks(t, "", "", 0)
+	onion, name := startSocks(t, "", "", 0), startSocks(t, "", "", 0)
 	d := NewDialer(DialConfig{
-		Proxy:   &Proxy{Addr: plain.l.Addr().String()},
-		Onion:   &Proxy{Addr: onion.l.Addr().String(), TorIsolation: false},
+		Proxies: Proxies{
+			IPv4:  &Proxy{Addr: v4.l.Addr().String()},
+			IPv6:  &Proxy{Addr: v6.l.Addr().String()},
+			Onion: &Proxy{Addr: onion.l.Addr().String()},
+			Name:  &Proxy{Addr: name.l.Addr().String()},
+		},
 		Timeout: 5 * time.Second,
 	})
-	c, err := d(context.Background(), "xyz.onion:8333")
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		addr string
+		via  *socksServer
+	}{
+		{"xyz.onion:8333", onion},
+		{"1.2.3.4:8333", v4},
+		{"[2a01::1]:8333", v6},
+		{"node.example:8333", name},
+	} {
+		c, err := d(context.Background(), tc.addr)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.addr, err)
+		}
+		c.Close()
+		if got := <-tc.via.targets; got != tc.addr {
+			t.Fatalf("dialing %s: the proxy was asked for %s", tc.addr, got)
+		}
 	}
-	c.Close()
-	if got := <-onion.targets; got != "xyz.onion:8333" {
-		t.Fatalf("onion proxy got %s", got)
-	}
-	// A public address (the fake proxy never dials it).
-	c, err = d(context.Background(), "1.2.3.4:8333")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
-	if got := <-plain.targets; got != "1.2.3.4:8333" {
-		t.Fatalf("plain proxy got %s", got)
+	// No CJDNS proxy and no --cjdnsreachable: fc00::/8 is not routable
+	// and is dialed directly, not through the IPv6 proxy.
+	if p := (&DialConfig{Proxies: Proxies{IPv6: &Proxy{}}}).proxyFor("fc00::1"); p != nil {
+		t.Fatal("an unroutable address went to a proxy")
 	}
 }
 
@@ -237,7 +249,7 @@ func TestDialerBypassesProxyForUnroutable(t *testing.T) {
 			c.Close()
 		}
 	}()
-	d := NewDialer(DialConfig{Proxy: &Proxy{Addr: "127.0.0.1:1"}, Timeout: 5 * time.Second})
+	d := NewDialer(DialConfig{Proxies: AllNetworks(&Proxy{Addr: "127.0.0.1:1"}), Timeout: 5 * time.Second})
 	c, err := d(context.Background(), l.Addr().String())
 	if err != nil {
 		t.Fatalf("loopback dial with an unreachable proxy: %v", err)
@@ -342,7 +354,7 @@ func TestSOCKS5OverUnixSocket(t *testing.T) {
 		t.Skipf("no Unix sockets: %v", err)
 	}
 	s := serveSocks(t, l, "", "", 0)
-	d := NewDialer(DialConfig{Proxy: &Proxy{Addr: UnixProxyPrefix + path}, Timeout: 5 * time.Second})
+	d := NewDialer(DialConfig{Proxies: AllNetworks(&Proxy{Addr: UnixProxyPrefix + path}), Timeout: 5 * time.Second})
 	c, err := d(context.Background(), "1.2.3.4:8333")
 	if err != nil {
 		t.Fatal(err)
@@ -357,7 +369,7 @@ func TestSOCKS5OverUnixSocket(t *testing.T) {
 // and IPv6 do (bitcoind's -proxy covers CJDNS).
 func TestDialerCJDNSThroughProxy(t *testing.T) {
 	s := startSocks(t, "", "", 0)
-	d := NewDialer(DialConfig{Proxy: &Proxy{Addr: s.l.Addr().String()}, CJDNS: true, Timeout: 5 * time.Second})
+	d := NewDialer(DialConfig{Proxies: AllNetworks(&Proxy{Addr: s.l.Addr().String()}), CJDNS: true, Timeout: 5 * time.Second})
 	c, err := d(context.Background(), "[fc00:1:2:3:4:5:6:7]:8888")
 	if err != nil {
 		t.Fatal(err)
