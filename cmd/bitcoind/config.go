@@ -446,12 +446,17 @@ func applyConnection(a *args, cfg *node.Config) error {
 			if onion && !hasPort(addr) {
 				addr = net.JoinHostPort(strings.Trim(addr, "[]"), onionPort)
 			}
+			if onion && cfg.OnionBind == "" {
+				// -listenonion's service forwards to the first one.
+				cfg.OnionBind = addr
+			}
 			cfg.Listeners = append(cfg.Listeners, addr)
 		}
 		if len(binds) == 0 && len(whitebinds) == 0 {
 			// bitcoind's default binds: every address at -port, and
 			// 127.0.0.1 at -port + 1 for a Tor onion service.
 			cfg.Listeners = []string{":" + port, "127.0.0.1:" + onionPort}
+			cfg.OnionBind = "127.0.0.1:" + onionPort
 		}
 		cfg.WhiteBinds = whitebinds
 	}
@@ -482,10 +487,14 @@ func applyConnection(a *args, cfg *node.Config) error {
 	case v != "":
 		cfg.OnionProxy = v
 	}
-	b.ListenOnion = a.getBool("listenonion", true)
-	if b.ListenOnion && a.isSet("listenonion") {
-		b.StartupLog = append(b.StartupLog, "-listenonion: this node does not use Tor's control port, so it creates no onion service and learns no Tor proxy from it; onion peers are reached through -onion or -proxy")
+	cfg.ListenOnion = a.getBool("listenonion", listen)
+	if !listen && !a.isSet("listenonion") {
+		b.StartupLog = append(b.StartupLog, "parameter interaction: -listen=0 -> setting -listenonion=0")
 	}
+	if a.isSet("torcontrol") {
+		cfg.TorControl = a.getString("torcontrol", "")
+	}
+	cfg.TorPassword = a.getString("torpassword", "")
 	if v := a.getString("i2psam", ""); v != "" && !a.isNegated("i2psam") {
 		cfg.I2PSAM = v
 	}

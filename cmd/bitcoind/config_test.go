@@ -135,10 +135,25 @@ func TestProxyOptions(t *testing.T) {
 			t.Errorf("%s: noonion %v, onion %q", arg, cfg.NoOnion, cfg.OnionProxy)
 		}
 	}
-	if cfg := mustBuild(t, "", "-regtest"); !cfg.Bitcoind.ListenOnion {
-		t.Error("-listenonion is off by default")
+}
+
+// -listenonion is on by default for a listening node, and its service
+// forwards to the onion bind: 127.0.0.1 at -port + 1 by default, or the
+// first -bind=...=onion. Not listening turns it off, as in bitcoind.
+func TestListenOnionOptions(t *testing.T) {
+	cfg := mustBuild(t, "", "-regtest", "-port=12000")
+	if !cfg.ListenOnion || cfg.OnionBind != "127.0.0.1:12001" || cfg.TorControl != "127.0.0.1:9051" {
+		t.Errorf("defaults: listenonion %v, onion bind %q, torcontrol %q", cfg.ListenOnion, cfg.OnionBind, cfg.TorControl)
 	}
-	if cfg := mustBuild(t, "", "-regtest", "-listenonion=0"); cfg.Bitcoind.ListenOnion {
+	cfg = mustBuild(t, "", "-regtest", "-bind=127.0.0.1:12005=onion", "-bind=0.0.0.0:12000", "-torcontrol=127.0.0.1:9999", "-torpassword=pw")
+	if cfg.OnionBind != "127.0.0.1:12005" || cfg.TorControl != "127.0.0.1:9999" || cfg.TorPassword != "pw" {
+		t.Errorf("onion bind %q, torcontrol %q, torpassword %q", cfg.OnionBind, cfg.TorControl, cfg.TorPassword)
+	}
+	cfg = mustBuild(t, "", "-regtest", "-listen=0")
+	if cfg.ListenOnion || !slices.Contains(cfg.Bitcoind.StartupLog, "parameter interaction: -listen=0 -> setting -listenonion=0") {
+		t.Errorf("-listen=0: listenonion %v, log %q", cfg.ListenOnion, cfg.Bitcoind.StartupLog)
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-listenonion=0"); cfg.ListenOnion {
 		t.Error("-listenonion=0 ignored")
 	}
 }

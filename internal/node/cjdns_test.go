@@ -22,14 +22,14 @@ func TestCJDNSReachable(t *testing.T) {
 	if got := cfg.flipCJDNS(wire.NetIPv6, fd); got != wire.NetIPv6 {
 		t.Errorf("fd00:: is network %d", got)
 	}
-	if got := networksInfo(cfg); got[4].Name != "cjdns" || !got[4].Reachable {
+	if got := networksInfo(cfg, ""); got[4].Name != "cjdns" || !got[4].Reachable {
 		t.Errorf("networks %+v", got[4])
 	}
 	off := mustLoad(t, "--regtest")
 	if got := off.flipCJDNS(wire.NetIPv6, fc); got != wire.NetIPv6 {
 		t.Errorf("without the option fc00:: is network %d", got)
 	}
-	if got := networksInfo(off); got[4].Reachable {
+	if got := networksInfo(off, ""); got[4].Reachable {
 		t.Errorf("cjdns reachable without the option")
 	}
 

@@ -164,6 +164,10 @@ type P2POptions struct {
 	NetProxies          []string      `long:"netproxy" description:"Proxy for one network only, applied after --proxy: ADDR=NET with NET one of ipv4, ipv6, onion (or tor), cjdns; ADDR 0 removes that network's proxy (ipv4 and ipv6 also set the proxy for host names); may be repeated"`
 	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	NoOnion             bool          `long:"noonion" description:"Disable connecting to tor hidden services, whatever --proxy says"`
+	ListenOnion         bool          `long:"listenonion" description:"Publish this node as a Tor onion service through Tor's control port (--torcontrol), and reach onion peers through Tor's SOCKS port unless --onion is set"`
+	TorControl          string        `long:"torcontrol" description:"Tor control port for --listenonion (host:port; default: 127.0.0.1:9051)"`
+	TorPassword         string        `long:"torpassword" default-mask:"-" description:"Tor control port password (HashedControlPassword); without it Tor's cookie file is used"`
+	OnionBind           string        `long:"onionbind" description:"Listen address the onion service forwards to (default: 127.0.0.1 at the P2P port + 1, then also listened on)"`
 	NoProxyRandomize    bool          `long:"noproxyrandomize" description:"Send no credentials to the --proxy and --onion proxies (by default each connection gets fresh random ones, which makes Tor isolate its streams)"`
 	I2PSAM              string        `long:"i2psam" description:"I2P SAM 3.1 bridge (host:port, port 7656 by default) through which .b32.i2p peers are reached; makes the i2p network reachable"`
 	I2PAcceptIncoming   string        `long:"i2pacceptincoming" optional:"yes" optional-value:"1" description:"With --i2psam: 1 keeps a persistent I2P address (key in i2p_private_key in the data directory) and accepts inbound I2P peers; 0 uses throwaway addresses for outbound connections only"`
@@ -340,12 +344,10 @@ type BitcoindSettings struct {
 	// KeepDNSSeed means -dnsseed was given on, so -connect does not turn
 	// DNS seeding off as it does by default.
 	KeepDNSSeed bool
-	// ListenOnion is -listenonion: bitcoind would learn a Tor proxy from
-	// Tor's control port, so -onlynet=onion without -proxy or -onion is
-	// not refused. This node does not use the control port: onion stays
-	// unreachable without a proxy.
-	ListenOnion bool
 }
+
+// defaultTorControl is Tor's control port as bitcoind assumes it.
+const defaultTorControl = "127.0.0.1:9051"
 
 // assumeValidMode says where the assume-valid block comes from.
 type assumeValidMode int
@@ -386,6 +388,7 @@ func DefaultConfig() Config {
 	cfg.PeerTimeout = defaultPeerTimeoutSecs
 	cfg.V2Transport = "1"
 	cfg.I2PAcceptIncoming = "1"
+	cfg.TorControl = defaultTorControl
 	cfg.MaxTipAge = defaultMaxTipAgeSecs
 	cfg.CheckBlocks = 6
 	cfg.CheckLevel = 3

@@ -69,6 +69,7 @@ var backendLog = btclog.NewBackend(logWriter{})
 //	BMGR  banmgr.UseLogger
 //	I2P   i2p.UseLogger (SAM sessions and streams)
 //	MEMP  mempool.UseLogger
+//	TOR   * Tor control port (--listenonion)
 //	RPCS  rpc.UseLogger
 //	ZMQ   zmq.UseLogger
 var (
@@ -86,6 +87,7 @@ var (
 	bmgrLog = backendLog.Logger("BMGR")
 	i2pLog  = backendLog.Logger("I2P")
 	mempLog = backendLog.Logger("MEMP")
+	torLog  = backendLog.Logger("TOR")
 	rpcsLog = backendLog.Logger("RPCS")
 	zmqLog  = backendLog.Logger("ZMQ")
 )
@@ -107,6 +109,7 @@ var subsystemLoggers = map[string]btclog.Logger{
 	"BMGR": bmgrLog,
 	"I2P":  i2pLog,
 	"MEMP": mempLog,
+	"TOR":  torLog,
 	"RPCS": rpcsLog,
 	"ZMQ":  zmqLog,
 }

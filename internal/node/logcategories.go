@@ -15,7 +15,7 @@ import (
 // compiled in. The list is Bitcoin Core 30's.
 var DebugCategories = map[string][]string{
 	"net":              {"PEER", "SYNC", "CMGR", "SRVR", "BMGR"},
-	"tor":              {"CMGR"},
+	"tor":              {"TOR", "CMGR"},
 	"i2p":              {"I2P", "CMGR"},
 	"proxy":            {"CMGR"},
 	"mempool":          {"MEMP"},

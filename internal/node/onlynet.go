@@ -38,7 +38,7 @@ func (cfg *Config) validateOnlyNet() error {
 		return conflictf("--onlynet: Outbound connections restricted to CJDNS (-onlynet=cjdns) but -cjdnsreachable is not provided")
 	case cfg.onlyNets[wire.NetTorV3] && (cfg.NoOnion || cfg.OnionProxy == "0"):
 		return conflictf("--onlynet: Outbound connections restricted to Tor (-onlynet=onion) but the proxy for reaching the Tor network is explicitly forbidden: -onion=0")
-	case cfg.onlyNets[wire.NetTorV3] && cfg.proxies.onion == "" && !cfg.Bitcoind.ListenOnion:
+	case cfg.onlyNets[wire.NetTorV3] && cfg.proxies.onion == "" && !cfg.ListenOnion:
 		return conflictf("--onlynet: Outbound connections restricted to Tor (-onlynet=onion) but the proxy for reaching the Tor network is not provided: none of -proxy, -onion or -listenonion is given")
 	case cfg.onlyNets[wire.NetI2P] && cfg.I2PSAM == "":
 		return conflictf("--onlynet: Outbound connections restricted to i2p (-onlynet=i2p) but -i2psam is not provided")

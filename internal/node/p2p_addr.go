@@ -56,7 +56,7 @@ func (r *addrRelay) reachable(na *wire.NetAddressV2) bool {
 	case wire.NetIPv4, wire.NetIPv6:
 		return true
 	case wire.NetTorV3:
-		return r.s.cfg.proxies.onion != ""
+		return r.s.cfg.proxies.onion != "" || r.s.tor.socks.Load() != nil
 	case wire.NetCJDNS:
 		return r.s.cfg.CJDNSReachable
 	}

@@ -348,6 +348,9 @@ func (s *server) peerList() []*serverPeer {
 // and --i2psam.
 func (s *server) dialConfig() connmgr.DialConfig {
 	dc := dialConfig(s.cfg)
+	if s.cfg.ListenOnion {
+		dc.TorSOCKS = s.tor.socksProxy
+	}
 	if s.i2p != nil {
 		dc.I2P = s.i2p.Connect
 	}

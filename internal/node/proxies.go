@@ -1,7 +1,9 @@
 package node
 
 import (
+	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -163,4 +165,37 @@ func validHost(host string) bool {
 		}
 	}
 	return true
+}
+
+// resolveOnionService settles --listenonion once the listeners are known.
+// A node that does not listen publishes no service (bitcoind's "-listen=0
+// -> setting -listenonion=0"); otherwise Tor forwards the service to
+// --onionbind, by default 127.0.0.1 at the P2P port + 1, which is
+// listened on as well.
+func (cfg *Config) resolveOnionService(listenPort string) error {
+	if !cfg.ListenOnion {
+		return nil
+	}
+	if cfg.DisableListen || cfg.MaxPeers == 0 {
+		cfg.ListenOnion = false
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(cfg.TorControl); err != nil {
+		return invalidf("--torcontrol: Invalid -torcontrol address: '%s'", cfg.TorControl)
+	}
+	if cfg.OnionBind == "" {
+		p, err := strconv.Atoi(listenPort)
+		if err != nil {
+			return invalidf("--onionbind: no P2P port to derive it from")
+		}
+		cfg.OnionBind = net.JoinHostPort("127.0.0.1", strconv.Itoa(p+1))
+	}
+	ap, err := netip.ParseAddrPort(cfg.OnionBind)
+	if err != nil || ap.Port() == 0 {
+		return invalidf("--onionbind: %q is not ip:port", cfg.OnionBind)
+	}
+	if !slices.Contains(cfg.Listeners, cfg.OnionBind) {
+		cfg.Listeners = append(cfg.Listeners, cfg.OnionBind)
+	}
+	return nil
 }

@@ -91,7 +91,7 @@ func TestOnlyNetUnreachable(t *testing.T) {
 		{P2POptions{OnlyNets: []string{"cjdns"}, CJDNSReachable: true}, false, ""},
 	} {
 		cfg := &Config{P2POptions: tc.o}
-		cfg.Bitcoind.ListenOnion = tc.listen
+		cfg.ListenOnion = tc.listen
 		err := cfg.resolveProxies()
 		if err == nil {
 			err = cfg.validateOnlyNet()

@@ -492,7 +492,7 @@ func (s *server) netBackend() *rpc.NetBackend {
 				ConnectionsIn:      in,
 				ConnectionsOut:     out,
 				NetworkActive:      ns.active.Load(),
-				Networks:           networksInfo(s.cfg),
+				Networks:           networksInfo(s.cfg, s.tor.socksText()),
 				RelayFee:           rpc.FormatBTC(s.cfg.minRelayTxFeeSat),
 				IncrementalFee:     rpc.FormatBTC(100),
 				LocalAddresses:     s.localAddresses(),

@@ -25,10 +25,11 @@ func proxyText(addr, defPort string) string {
 }
 
 // networksInfo is getnetworkinfo's "networks": each network bitcoind
-// knows, in its order, with the proxy reaching it (proxies.go). Onion is
-// reachable through a proxy, I2P through the SAM bridge of --i2psam,
-// CJDNS with --cjdnsreachable.
-func networksInfo(cfg *Config) []rpc.NetworkEntry {
+// knows, in its order, with the proxy reaching it (proxies.go; torSOCKS
+// is the SOCKS port Tor's control port named, which takes over onion).
+// Onion is reachable through a proxy, I2P through the SAM bridge of
+// --i2psam, CJDNS with --cjdnsreachable.
+func networksInfo(cfg *Config, torSOCKS string) []rpc.NetworkEntry {
 	randomize := !cfg.NoProxyRandomize
 	entry := func(name, proxy string, reachable, randomize bool) rpc.NetworkEntry {
 		return rpc.NetworkEntry{
@@ -37,6 +38,9 @@ func networksInfo(cfg *Config) []rpc.NetworkEntry {
 		}
 	}
 	np := cfg.proxies
+	if torSOCKS != "" {
+		np.onion = torSOCKS
+	}
 	return []rpc.NetworkEntry{
 		entry("ipv4", np.ipv4, true, randomize),
 		entry("ipv6", np.ipv6, true, randomize),

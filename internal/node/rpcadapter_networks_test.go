@@ -18,7 +18,7 @@ func withProxies(t *testing.T, o P2POptions) *Config {
 }
 
 func TestNetworksInfoProxies(t *testing.T) {
-	got := networksInfo(withProxies(t, P2POptions{Proxy: "127.0.0.1", I2PSAM: "127.0.0.1:7656"}))
+	got := networksInfo(withProxies(t, P2POptions{Proxy: "127.0.0.1", I2PSAM: "127.0.0.1:7656"}), "")
 	want := []struct {
 		name, proxy string
 		reachable   bool
@@ -40,11 +40,11 @@ func TestNetworksInfoProxies(t *testing.T) {
 	}
 	// Without proxies every entry is there, with empty proxies; Tor is
 	// unreachable, and -onion alone serves Tor only.
-	got = networksInfo(withProxies(t, P2POptions{OnionProxy: "[::1]:9999"}))
+	got = networksInfo(withProxies(t, P2POptions{OnionProxy: "[::1]:9999"}), "")
 	if len(got) != 5 || got[0].Proxy != "" || got[2].Proxy != "[::1]:9999" || !got[2].Reachable || got[0].ProxyRandomizeCredentials {
 		t.Errorf("onion only: %+v", got)
 	}
-	if got := networksInfo(&Config{}); got[2].Reachable || got[2].Proxy != "" {
+	if got := networksInfo(&Config{}, ""); got[2].Reachable || got[2].Proxy != "" {
 		t.Errorf("no proxy: %+v", got[2])
 	}
 }
@@ -53,7 +53,7 @@ func TestNetworksInfoProxies(t *testing.T) {
 // and getnetworkinfo says so for every proxied network.
 func TestNetworksInfoNoProxyRandomize(t *testing.T) {
 	cfg := withProxies(t, P2POptions{Proxy: "127.0.0.1:9050", NoProxyRandomize: true})
-	for _, n := range networksInfo(cfg) {
+	for _, n := range networksInfo(cfg, "") {
 		if n.ProxyRandomizeCredentials {
 			t.Errorf("%s: proxy_randomize_credentials with --noproxyrandomize", n.Name)
 		}
@@ -83,10 +83,10 @@ func TestPeerNetworkOfNamedPeers(t *testing.T) {
 // -i2psam makes I2P reachable; without it I2P stays unreachable even with
 // -proxy, which does not serve I2P.
 func TestNetworksInfoI2PReachable(t *testing.T) {
-	if got := networksInfo(withProxies(t, P2POptions{I2PSAM: "127.0.0.1"})); !got[3].Reachable || got[3].Proxy != "127.0.0.1:7656" || got[3].ProxyRandomizeCredentials {
+	if got := networksInfo(withProxies(t, P2POptions{I2PSAM: "127.0.0.1"}), ""); !got[3].Reachable || got[3].Proxy != "127.0.0.1:7656" || got[3].ProxyRandomizeCredentials {
 		t.Errorf("with -i2psam: %+v", got[3])
 	}
-	if got := networksInfo(withProxies(t, P2POptions{Proxy: "127.0.0.1"})); got[3].Reachable || got[3].Proxy != "" {
+	if got := networksInfo(withProxies(t, P2POptions{Proxy: "127.0.0.1"}), ""); got[3].Reachable || got[3].Proxy != "" {
 		t.Errorf("proxy only: %+v", got[3])
 	}
 }

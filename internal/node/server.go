@@ -77,6 +77,7 @@ type server struct {
 	// its inbound streams under --i2pacceptincoming (i2p.go).
 	i2p         *i2p.Session
 	i2pListener *i2p.Listener
+	tor         torService // --listenonion (tor.go)
 	peerCfg     peer.Config
 	dnsSeed     bool
 	// autoConnect: outbound connections to addresses from the address
@@ -471,6 +472,7 @@ func (s *server) Start() {
 				requestShutdown()
 				return
 			}
+		s.startTorControl() // tor.go
 			// As bitcoind, the saved mempool is loaded once imported
 			// blocks are connected, so its transactions meet the tip
 			// they were saved against.

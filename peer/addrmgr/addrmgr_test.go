@@ -409,6 +409,33 @@ func TestLocalAddresses(t *testing.T) {
 	}
 }
 
+// An onion address of ours is advertised to onion peers and forgotten
+// when removed.
+func TestLocalOnionAddress(t *testing.T) {
+	m := mustNew(t, Config{})
+	id, raw, err := wire.ParseHost("pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	onion := wire.NetAddressV2{NetworkID: id, Addr: raw, Port: 8333}
+	if !m.AddLocalNetAddress(onion, LocalScoreManual) {
+		t.Fatal("onion address refused")
+	}
+	m.AddLocalAddress(netip.MustParseAddrPort("44.4.4.4:8333"), LocalScorePeer)
+	peer := wire.NetAddressV2{NetworkID: id, Addr: make([]byte, 32), Port: 8333}
+	peer.Addr[0] = 1
+	if got, ok := m.BestLocalAddress(peer); !ok || got.NetworkID != wire.NetTorV3 {
+		t.Fatalf("best for an onion peer: %v", got.String())
+	}
+	if len(m.LocalAddresses()) != 2 {
+		t.Fatalf("local addresses %v", m.LocalAddresses())
+	}
+	m.RemoveLocalNetAddress(onion)
+	if got, _ := m.BestLocalAddress(peer); got.NetworkID == wire.NetTorV3 || len(m.LocalAddresses()) != 1 {
+		t.Fatalf("onion address still advertised: %v", got.String())
+	}
+}
+
 func FuzzLoad(f *testing.F) {
 	m := mustNew(f, Config{})
 	for i := range 20 {

@@ -128,6 +128,31 @@ func (m *Manager) AddLocalAddress(ap netip.AddrPort, score int) bool {
 	return true
 }
 
+// AddLocalNetAddress is AddLocalAddress for an address of any network,
+// such as the onion service Tor publishes for us.
+func (m *Manager) AddLocalNetAddress(na wire.NetAddressV2, score int) bool {
+	k, ok := keyOf(&na)
+	if !ok || !isRoutable(&k) {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.locals[k]; !ok || score > old {
+		m.locals[k] = score
+	}
+	return true
+}
+
+// RemoveLocalNetAddress forgets one of our addresses, as when the onion
+// service behind it ends.
+func (m *Manager) RemoveLocalNetAddress(na wire.NetAddressV2) {
+	if k, ok := keyOf(&na); ok {
+		m.mu.Lock()
+		delete(m.locals, k)
+		m.mu.Unlock()
+	}
+}
+
 // LocalAddress is one of our own addresses with its score, as
 // getnetworkinfo lists them.
 type LocalAddress struct {

@@ -165,6 +165,10 @@ type DialConfig struct {
 	// --netproxy, --onion); addresses that are not publicly routable
 	// are always dialed directly.
 	Proxies Proxies
+	// TorSOCKS, when set and returning non-nil, reaches .onion addresses
+	// in place of Proxies.Onion: the SOCKS port Tor's control port named
+	// (-listenonion without -onion).
+	TorSOCKS func() *Proxy
 	// Timeout bounds each connection attempt; zero means 30 seconds.
 	Timeout time.Duration
 	// CJDNS: fc00::/8 addresses are CJDNS peers (--cjdnsreachable),
@@ -218,10 +222,16 @@ func NewDialer(cfg DialConfig) DialFunc {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		if strings.HasSuffix(strings.ToLower(host), ".onion") {
-			if cfg.Proxies.Onion == nil {
+			p := cfg.Proxies.Onion
+			if cfg.TorSOCKS != nil {
+				if tp := cfg.TorSOCKS(); tp != nil {
+					p = tp
+				}
+			}
+			if p == nil {
 				return nil, fmt.Errorf("%w: %s", ErrNoOnionProxy, addr)
 			}
-			return cfg.Proxies.Onion.DialContext(ctx, "tcp", addr)
+			return p.DialContext(ctx, "tcp", addr)
 		}
 		if p := cfg.proxyFor(host); p != nil {
 			return p.DialContext(ctx, "tcp", addr)

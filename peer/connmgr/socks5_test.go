@@ -229,6 +229,21 @@ func TestDialerPerNetworkProxies(t *testing.T) {
 			t.Fatalf("dialing %s: the proxy was asked for %s", tc.addr, got)
 		}
 	}
+	// The SOCKS port learned from Tor's control port takes over onion.
+	learned := startSocks(t, "", "", 0)
+	d = NewDialer(DialConfig{
+		Proxies:  Proxies{Onion: &Proxy{Addr: onion.l.Addr().String()}},
+		TorSOCKS: func() *Proxy { return &Proxy{Addr: learned.l.Addr().String()} },
+		Timeout:  5 * time.Second,
+	})
+	if c, err := d(context.Background(), "xyz.onion:8333"); err != nil {
+		t.Fatal(err)
+	} else {
+		c.Close()
+	}
+	if got := <-learned.targets; got != "xyz.onion:8333" {
+		t.Fatalf("Tor's SOCKS port got %s", got)
+	}
 	// No CJDNS proxy and no --cjdnsreachable: fc00::/8 is not routable
 	// and is dialed directly, not through the IPv6 proxy.
 	if p := (&DialConfig{Proxies: Proxies{IPv6: &Proxy{}}}).proxyFor("fc00::1"); p != nil {
