@@ -565,6 +565,9 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			SessionID:             p.SessionID(),
 		}
 		pi.Network = peerNetwork(p)
+		if s.inboundOnion(p.Peer) {
+			pi.Network = "onion"
+		}
 		if asn := s.addrs.MappedAS(p.IP()); asn != 0 {
 			v := int64(asn)
 			pi.MappedAS = &v

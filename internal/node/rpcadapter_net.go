@@ -351,6 +351,9 @@ func (s *server) localAddressFor(p *peer.Peer) (wire.NetAddressV2, bool) {
 		return wire.NetAddressV2{}, false
 	}
 	remote, _ := p.NetAddress()
+	if s.inboundOnion(p) {
+		remote = wire.NetAddressV2{NetworkID: wire.NetTorV3, Addr: make([]byte, 32)}
+	}
 	na, ok := s.addrs.BestLocalAddress(remote)
 	if !ok {
 		me := p.AddrLocal()

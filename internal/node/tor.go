@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/peer/addrmgr"
 	"github.com/btcnode/btcd/peer/connmgr"
 	"github.com/btcnode/btcd/peer/torcontrol"
@@ -211,4 +212,12 @@ func readOnionKey(path string) (string, error) {
 		return "", errors.New(path + " does not hold an ED25519-V3 onion service key")
 	}
 	return key, nil
+}
+
+// inboundOnion reports whether p came in through the onion service: an
+// inbound connection to --onionbind, which only Tor makes. Such a peer
+// is shown as onion (its address is Tor's, on loopback) and is told our
+// onion address.
+func (s *server) inboundOnion(p *peer.Peer) bool {
+	return s.cfg.OnionBind != "" && p.Inbound() && p.LocalAddr() != nil && p.LocalAddr().String() == s.cfg.OnionBind
 }

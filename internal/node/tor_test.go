@@ -2,8 +2,10 @@ package node
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,6 +137,7 @@ func TestListenOnion(t *testing.T) {
 	if p := n.s.dialConfig().TorSOCKS(); p == nil || p.Addr != "127.0.0.1:9150" {
 		t.Fatalf("dialer's Tor SOCKS port %+v", p)
 	}
+	checkInboundOnion(t, n, onionBind)
 	f.drop()
 	waitFor(t, 10*time.Second, "onion address withdrawn", func() bool { return !localOnion(n) })
 	waitFor(t, 10*time.Second, "onion service published again", func() bool { return localOnion(n) })
@@ -160,5 +163,40 @@ func TestListenOnionNeedsListening(t *testing.T) {
 	}
 	if cfg.OnionBind != "127.0.0.1:18445" || len(cfg.Listeners) != 2 || cfg.Listeners[1] != "127.0.0.1:18445" {
 		t.Fatalf("onion bind %q, listeners %q", cfg.OnionBind, cfg.Listeners)
+	}
+}
+
+// checkInboundOnion connects to the onion bind as Tor would for a peer
+// of the service: that peer is shown as onion and is told our onion
+// address.
+func checkInboundOnion(t *testing.T, n *testNode, onionBind string) {
+	t.Helper()
+	n.mine(t, 1) // a current tip: addresses are announced only then
+	c, err := net.DialTimeout("tcp", onionBind, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := &netPeer{conn: c, net: n.s.cfg.params.Net, msgs: make(chan wire.Message, 256)}
+	r.send(t, netPeerVersion(n, netip.MustParseAddrPort(c.RemoteAddr().String())))
+	go r.readLoop()
+	r.next(t, 10*time.Second, "verack", func(m wire.Message) bool { _, ok := m.(*wire.MsgVerAck); return ok })
+	r.send(t, &wire.MsgVerAck{})
+	var infos []struct {
+		Addr    string `json:"addr"`
+		Network string `json:"network"`
+	}
+	waitFor(t, 10*time.Second, "the onion peer in getpeerinfo", func() bool {
+		json.Unmarshal(n.must(t, "getpeerinfo"), &infos)
+		return len(infos) == 1
+	})
+	if infos[0].Network != "onion" {
+		t.Fatalf("peer through the onion bind: network %q", infos[0].Network)
+	}
+	for _, p := range n.s.sync.Peers() {
+		na, ok := n.s.localAddressFor(p)
+		if !ok || na.NetworkID != wire.NetTorV3 || na.Port != 18444 {
+			t.Fatalf("announced to the onion peer: %v %v", na.String(), ok)
+		}
 	}
 }

@@ -430,6 +430,16 @@ func TestLocalOnionAddress(t *testing.T) {
 	if len(m.LocalAddresses()) != 2 {
 		t.Fatalf("local addresses %v", m.LocalAddresses())
 	}
+	// An IPv4 peer gets the IPv4 address; with no IP address of ours,
+	// the onion one rather than none.
+	if got, _ := m.BestLocalAddress(na("8.8.8.8:8333")); got.String() != "44.4.4.4:8333" {
+		t.Fatalf("best for an IPv4 peer: %v", got.String())
+	}
+	m2 := mustNew(t, Config{})
+	m2.AddLocalNetAddress(onion, LocalScoreManual)
+	if got, ok := m2.BestLocalAddress(na("8.8.8.8:8333")); !ok || got.NetworkID != wire.NetTorV3 {
+		t.Fatalf("onion only, for an IPv4 peer: %v %v", got.String(), ok)
+	}
 	m.RemoveLocalNetAddress(onion)
 	if got, _ := m.BestLocalAddress(peer); got.NetworkID == wire.NetTorV3 || len(m.LocalAddresses()) != 1 {
 		t.Fatalf("onion address still advertised: %v", got.String())

@@ -211,19 +211,23 @@ func (m *Manager) SeenLocal(ap netip.AddrPort) bool {
 
 // BestLocalAddress returns the local address to advertise to a peer at
 // remote: the best-scored one of the same network, else the best IPv4 one
-// (which every IPv6 host can also reach through a relay).
+// (which every IPv6 host can also reach through a relay), else one of
+// another network (an onion address for an IP peer: as Core, better than
+// none, since the peer may reach Tor).
 func (m *Manager) BestLocalAddress(remote wire.NetAddressV2) (wire.NetAddressV2, bool) {
 	rk, _ := keyOf(&remote)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var best addrKey
 	bestRank := -1
+	const otherNet = 1 << 20 // below every same-network or IPv4 rank
 	for k, score := range m.locals {
-		rank := score * 2
-		if k.net == rk.net {
+		rank := otherNet + score*2
+		switch {
+		case k.net == rk.net:
 			rank++
-		} else if k.net != wire.NetIPv4 {
-			continue
+		case k.net != wire.NetIPv4:
+			rank -= otherNet
 		}
 		if rank > bestRank || (rank == bestRank && keyLess(&k, &best)) {
 			best, bestRank = k, rank
