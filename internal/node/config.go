@@ -167,7 +167,7 @@ type P2POptions struct {
 	ListenOnion         bool          `long:"listenonion" description:"Publish this node as a Tor onion service through Tor's control port (--torcontrol), and reach onion peers through Tor's SOCKS port unless --onion is set"`
 	TorControl          string        `long:"torcontrol" description:"Tor control port for --listenonion (host:port; default: 127.0.0.1:9051)"`
 	TorPassword         string        `long:"torpassword" default-mask:"-" description:"Tor control port password (HashedControlPassword); without it Tor's cookie file is used"`
-	OnionBind           string        `long:"onionbind" description:"Listen address the onion service forwards to (default: 127.0.0.1 at the P2P port + 1, then also listened on)"`
+	OnionBind           string        `long:"onionbind" description:"Listen address (ip:port) for peers coming through Tor, to which the --listenonion service forwards; its peers are onion peers (default: none, the service forwards to the first --listen address)"`
 	NoProxyRandomize    bool          `long:"noproxyrandomize" description:"Send no credentials to the --proxy and --onion proxies (by default each connection gets fresh random ones, which makes Tor isolate its streams)"`
 	I2PSAM              string        `long:"i2psam" description:"I2P SAM 3.1 bridge (host:port, port 7656 by default) through which .b32.i2p peers are reached; makes the i2p network reachable"`
 	I2PAcceptIncoming   string        `long:"i2pacceptincoming" optional:"yes" optional-value:"1" description:"With --i2psam: 1 keeps a persistent I2P address (key in i2p_private_key in the data directory) and accepts inbound I2P peers; 0 uses throwaway addresses for outbound connections only"`
@@ -313,6 +313,7 @@ type Config struct {
 	rpcCookiePerms         os.FileMode             // --rpccookieperms; 0 = owner only
 	onlyNets               map[wire.NetworkID]bool // --onlynet parsed; nil = every network
 	proxies                netProxies              // each network's proxy (proxies.go)
+	torTarget              string                  // where --listenonion's service forwards (proxies.go)
 }
 
 // BitcoindSettings are what only bitcoind's command line expresses: its

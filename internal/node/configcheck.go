@@ -109,7 +109,7 @@ func (cfg *Config) validateP2P() error {
 	} else if len(cfg.Listeners) == 0 && len(cfg.WhiteBinds) == 0 {
 		cfg.Listeners = []string{net.JoinHostPort("", listenPort)}
 	}
-	return cfg.resolveOnionService(listenPort) // proxies.go
+	return cfg.resolveOnionService() // proxies.go
 }
 
 // validateRPC checks the RPC options and fills the default listener.

@@ -169,33 +169,41 @@ func validHost(host string) bool {
 
 // resolveOnionService settles --listenonion once the listeners are known.
 // A node that does not listen publishes no service (bitcoind's "-listen=0
-// -> setting -listenonion=0"); otherwise Tor forwards the service to
-// --onionbind, by default 127.0.0.1 at the P2P port + 1, which is
-// listened on as well.
-func (cfg *Config) resolveOnionService(listenPort string) error {
+// -> setting -listenonion=0"). The service forwards to --onionbind (an
+// onion bind, listened on, whose inbound peers are onion peers), else to
+// the first listener, as bitcoind's onion target: its first
+// -bind=...=onion, else its first -bind.
+func (cfg *Config) resolveOnionService() error {
 	if !cfg.ListenOnion {
 		return nil
 	}
-	if cfg.DisableListen || cfg.MaxPeers == 0 {
+	if cfg.DisableListen || cfg.MaxPeers == 0 || len(cfg.Listeners) == 0 {
 		cfg.ListenOnion = false
 		return nil
 	}
 	if _, _, err := net.SplitHostPort(cfg.TorControl); err != nil {
 		return invalidf("--torcontrol: Invalid -torcontrol address: '%s'", cfg.TorControl)
 	}
-	if cfg.OnionBind == "" {
-		p, err := strconv.Atoi(listenPort)
-		if err != nil {
-			return invalidf("--onionbind: no P2P port to derive it from")
+	if cfg.OnionBind != "" {
+		ap, err := netip.ParseAddrPort(cfg.OnionBind)
+		if err != nil || ap.Port() == 0 {
+			return invalidf("--onionbind: %q is not ip:port", cfg.OnionBind)
 		}
-		cfg.OnionBind = net.JoinHostPort("127.0.0.1", strconv.Itoa(p+1))
+		if !slices.Contains(cfg.Listeners, cfg.OnionBind) {
+			cfg.Listeners = append(cfg.Listeners, cfg.OnionBind)
+		}
+		cfg.torTarget = cfg.OnionBind
+		return nil
 	}
-	ap, err := netip.ParseAddrPort(cfg.OnionBind)
-	if err != nil || ap.Port() == 0 {
-		return invalidf("--onionbind: %q is not ip:port", cfg.OnionBind)
+	host, port, err := net.SplitHostPort(cfg.Listeners[0])
+	if err != nil {
+		return invalidf("--listen: %q is not host:port", cfg.Listeners[0])
 	}
-	if !slices.Contains(cfg.Listeners, cfg.OnionBind) {
-		cfg.Listeners = append(cfg.Listeners, cfg.OnionBind)
+	// Tor connects to the target itself: an every-interface listener is
+	// reached on loopback.
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
 	}
+	cfg.torTarget = net.JoinHostPort(host, port)
 	return nil
 }

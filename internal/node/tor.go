@@ -172,7 +172,7 @@ func (s *server) addOnion(conn *torcontrol.Conn) (wire.NetAddressV2, error) {
 	if err != nil {
 		return wire.NetAddressV2{}, err
 	}
-	o, err := conn.AddOnion(key, uint16(port), s.cfg.OnionBind)
+	o, err := conn.AddOnion(key, uint16(port), s.cfg.torTarget)
 	if err != nil {
 		return wire.NetAddressV2{}, err
 	}

@@ -147,7 +147,8 @@ func TestListenOnion(t *testing.T) {
 }
 
 // Without a listener there is no service to publish: --listenonion is
-// dropped, as bitcoind's -listen=0 does.
+// dropped, as bitcoind's -listen=0 does. The service forwards to the
+// onion bind, else to the first listener.
 func TestListenOnionNeedsListening(t *testing.T) {
 	dir := t.TempDir()
 	cfg, err := loadConfig([]string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--norpc", "--nolisten", "--listenonion"})
@@ -157,12 +158,23 @@ func TestListenOnionNeedsListening(t *testing.T) {
 	if cfg.ListenOnion {
 		t.Fatal("--listenonion kept without listening")
 	}
-	cfg, err = loadConfig([]string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--norpc", "--listen=127.0.0.1:18444", "--listenonion"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.OnionBind != "127.0.0.1:18445" || len(cfg.Listeners) != 2 || cfg.Listeners[1] != "127.0.0.1:18445" {
-		t.Fatalf("onion bind %q, listeners %q", cfg.OnionBind, cfg.Listeners)
+	for _, tc := range []struct {
+		args      []string
+		target    string
+		listeners int
+	}{
+		{[]string{"--listen=127.0.0.1:18555"}, "127.0.0.1:18555", 1},
+		{[]string{}, "127.0.0.1:18444", 1}, // every interface: Tor comes on loopback
+		{[]string{"--listen=0.0.0.0:18555", "--onionbind=127.0.0.1:18556"}, "127.0.0.1:18556", 2},
+	} {
+		args := append([]string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--norpc", "--listenonion"}, tc.args...)
+		cfg, err := loadConfig(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.torTarget != tc.target || len(cfg.Listeners) != tc.listeners {
+			t.Errorf("%v: target %q, listeners %q", tc.args, cfg.torTarget, cfg.Listeners)
+		}
 	}
 }
 
