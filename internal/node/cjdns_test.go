@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/wire"
 )
 
@@ -48,5 +49,26 @@ func TestAddPeerAddressCJDNS(t *testing.T) {
 	}
 	if r := string(n.must(t, "getnodeaddresses", 0, "cjdns")); !strings.Contains(r, "fc00:1:2:3:4:5:6:7") {
 		t.Errorf("getnodeaddresses cjdns: %s", r)
+	}
+}
+
+// With --cjdnsreachable a peer at an fc00::/8 address is a CJDNS peer in
+// getpeerinfo; without it, a private IPv6 one.
+func TestPeerNetworkCJDNS(t *testing.T) {
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--cjdnsreachable"}, "cjdns"},
+		{nil, "not_publicly_routable"},
+	} {
+		n := newTestNode(t, tc.flags...)
+		cfg := n.s.peerCfg
+		cfg.Listeners = peer.MessageListeners{}
+		p, stop := pipeHandshake(t, n, &cfg, "[fc00:1:2:3:4:5:6:7]:8888", "")
+		if got := n.s.peerNetwork(&serverPeer{Peer: p}); got != tc.want {
+			t.Errorf("%v: network %q, want %q", tc.flags, got, tc.want)
+		}
+		stop()
 	}
 }

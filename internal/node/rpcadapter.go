@@ -564,10 +564,7 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 			TransportProtocolType: p.Transport(),
 			SessionID:             p.SessionID(),
 		}
-		pi.Network = peerNetwork(p)
-		if s.inboundOnion(p.Peer) {
-			pi.Network = "onion"
-		}
+		pi.Network = s.peerNetwork(p)
 		if asn := s.addrs.MappedAS(p.IP()); asn != 0 {
 			v := int64(asn)
 			pi.MappedAS = &v
@@ -602,9 +599,16 @@ func (s *server) peerInfo() ([]rpc.PeerInfo, error) {
 
 // peerNetwork is getpeerinfo's "network": the peer's address class, with
 // local and private addresses "not_publicly_routable", as Core's
-// GetNetClass.
-func peerNetwork(p *serverPeer) string {
+// GetNetClass. A peer through the onion service is an onion peer, and
+// with --cjdnsreachable an fc00::/8 address is a CJDNS one.
+func (s *server) peerNetwork(p *serverPeer) string {
+	if s.inboundOnion(p.Peer) {
+		return "onion"
+	}
 	na, ok := p.NetAddress()
+	if ok {
+		na.NetworkID = s.cfg.flipCJDNS(na.NetworkID, na.Addr)
+	}
 	return addrNetwork(na, ok, p.Addr())
 }
 
