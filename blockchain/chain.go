@@ -1,13 +1,13 @@
 package blockchain
 
 import (
-	"time"
-
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/database"
@@ -178,6 +178,12 @@ func New(cfg *Config) (*BlockChain, error) {
 	if cfg.AssumeValidSet {
 		b.assumeValid = cfg.AssumeValid
 	}
+	// Core's words, which tools read to learn what validation skips.
+	if b.assumeValid != (wire.Hash{}) {
+		log.Infof("Assuming ancestors of block %v have valid signatures.", b.assumeValid)
+	} else {
+		log.Info("Validating signatures for all blocks.")
+	}
 	if cfg.MinimumChainWork != nil {
 		b.minWork = *cfg.MinimumChainWork
 	} else if p.MinimumChainWork != nil {
@@ -196,14 +202,25 @@ func New(cfg *Config) (*BlockChain, error) {
 	b.scripts.sigCache = cfg.SigCache
 	b.orphans.init()
 
+	log.Info("Loading block index…")
 	if err := b.index.load(b.db); err != nil {
-		return nil, err
+		b.scripts.stop()
+		return nil, &BlockIndexLoadError{Err: err}
+	}
+	log.Info("Checking all blk files are present...")
+	if missing := b.db.MissingBlockFiles(); len(missing) > 0 {
+		b.scripts.stop()
+		return nil, &BlockIndexLoadError{Err: fmt.Errorf("block files missing: %s", strings.Join(missing, ", "))}
 	}
 	if err := b.initChain(); err != nil {
 		b.scripts.stop()
 		return nil, err
 	}
 	if b.txIndex.enabled {
+		if err := b.db.OpenTxIndex(); err != nil {
+			b.scripts.stop()
+			return nil, err
+		}
 		if err := b.startTxIndex(); err != nil {
 			b.scripts.stop()
 			return nil, err
@@ -251,6 +268,12 @@ func (b *BlockChain) initChain() error {
 		return err
 	}
 	b.chain.setTip(tip)
+	progress := 1.0
+	if hdr := b.index.bestHeader; hdr != nil && hdr.height > tip.height {
+		progress = float64(tip.height) / float64(hdr.height)
+	}
+	log.Infof("Loaded best chain: hashBestChain=%v height=%d date=%s progress=%f", tip.hash, tip.height,
+		time.Unix(int64(tip.timestamp), 0).UTC().Format(time.RFC3339), progress)
 	for _, n := range b.index.nodes {
 		if n.chainTx != 0 && n.status&statusInvalid == 0 && n.status&statusDataStored != 0 && !better(tip, n) {
 			b.index.candidates[n] = struct{}{}

@@ -74,8 +74,9 @@
 //
 // # Transaction index and pruning
 //
-// Config.TxIndex maintains txid -> block location for TxByID; an existing
-// chain is indexed by a background goroutine (txindex.go). Config.
+// Config.TxIndex maintains txid -> block location for TxByID, in the
+// txindex's own database (indexes/txindex); an existing chain is indexed
+// by a background goroutine (txindex.go). Config.
 // PruneTarget deletes the oldest block and undo files after flushes, never
 // within MinBlocksToKeep blocks of the tip; pruned blocks answer
 // ErrBlockPruned (prune.go). The two cannot be combined.

@@ -188,6 +188,19 @@ const (
 	ErrPruneDisabled = ErrorKind("Cannot prune blocks because node is not in prune mode.")
 )
 
+// BlockIndexLoadError is a start-up failure to load the block database
+// (New): the block index records did not read, or block files they need
+// are missing (Core's "Error loading block database").
+type BlockIndexLoadError struct {
+	Err error
+}
+
+// Error says what failed.
+func (e *BlockIndexLoadError) Error() string { return "loading the block database: " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *BlockIndexLoadError) Unwrap() error { return e.Err }
+
 // NeedsRedownloadError reports blocks of the best chain, at or above the
 // segwit activation height, that were stored without segwit's rules
 // (Core's NeedsRedownload): the chain must be rebuilt from the block

@@ -22,11 +22,17 @@ import (
 // Progress is recorded under a reserved key (txIndexMarker, a hash no
 // transaction can have) as the height and the first 8 bytes of the hash
 // of the last indexed main-chain block. When the index is enabled on an
-// existing chain, or was disabled for a while, New starts a background
-// goroutine that indexes the missing blocks from the block files, a batch
-// at a time under the chain lock, while the node runs; new blocks are
-// indexed on connect only once it has caught up (TxIndexSynced), so the
-// marker always names a block below which everything is indexed.
+// existing chain, or was disabled for a while, the background goroutine
+// New starts (Core's txindex thread) indexes the missing blocks from the
+// block files, a batch at a time under the chain lock, while the node
+// runs; new blocks are indexed on connect only once it has caught up
+// (TxIndexSynced), so the marker always names a block below which
+// everything is indexed. An index found complete at start is synced at
+// once and the goroutine ends at its first look.
+//
+// The records live in the txindex's own LevelDB (indexes/txindex,
+// database/txindex.go), opened by New; a node that kept them in the block
+// index has them moved there on that first open.
 
 // txIndexMarker is the reserved txindex key holding the progress marker.
 var txIndexMarker = wire.DoubleHashH([]byte("btcnode/blockchain txindex progress marker"))
@@ -70,8 +76,8 @@ func markerMatches(l database.TxLoc, n *blockNode) bool {
 	return n != nil && txIndexMarkerLoc(n) == l
 }
 
-// startTxIndex finds where the index left off and starts the catch-up, or
-// marks the index synced when nothing is missing. Called by New with the
+// startTxIndex finds where the index left off, marks it synced when
+// nothing is missing, and starts the catch-up. Called by New with the
 // chain lock not yet shared.
 func (b *BlockChain) startTxIndex() error {
 	ti := &b.txIndex
@@ -82,10 +88,10 @@ func (b *BlockChain) startTxIndex() error {
 	}
 	if from == b.chain.tip() {
 		ti.synced = true
-		return nil
+	} else {
+		log.Infof("Building the transaction index from height %d to %d in the background",
+			from.height+1, b.chain.tip().height)
 	}
-	log.Infof("Building the transaction index from height %d to %d in the background",
-		from.height+1, b.chain.tip().height)
 	ti.quit = make(chan struct{})
 	ti.done = make(chan struct{})
 	go b.txIndexCatchUp(from)
@@ -121,6 +127,9 @@ func (b *BlockChain) txIndexProgress() (*blockNode, error) {
 func (b *BlockChain) txIndexCatchUp(from *blockNode) {
 	ti := &b.txIndex
 	defer close(ti.done)
+	// Core's thread lines, which tools and its tests wait for.
+	log.Info("txindex thread start")
+	defer log.Info("txindex thread exit")
 	last := from
 	for {
 		select {
@@ -129,6 +138,13 @@ func (b *BlockChain) txIndexCatchUp(from *blockNode) {
 		default:
 		}
 		b.mu.Lock()
+		if ti.synced {
+			// Complete at start: connect maintains it from here.
+			h := b.chain.tip().height
+			b.mu.Unlock()
+			log.Infof("txindex is enabled at height %d", h)
+			return
+		}
 		// A reorg may have disconnected what was indexed: go back to the
 		// fork (the stale entries are ignored by TxByID).
 		last = b.chain.findForkWithChain(last)

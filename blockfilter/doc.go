@@ -33,7 +33,9 @@
 //
 // # Index
 //
-// OpenIndex(dataDir) opens DATADIR/indexes/blockfilter/basic, a LevelDB:
+// OpenIndex(dataDir) opens DATADIR/indexes/blockfilter/basic/db, a LevelDB
+// (an index an earlier version kept in indexes/blockfilter/basic is moved
+// there first):
 //
 //	'V'               -> format version (uint32 LE)
 //	'T'               -> tip: block hash || height (int32 LE)

@@ -59,4 +59,6 @@ var kinds = indexdb.Kinds{
 	Closed:         ErrClosed,
 	Rebuild: "rebuild the filter index: restart with --reindex, or delete " +
 		IndexSubdir + " in the data directory and restart with --blockfilterindex",
+	// Core's wording, which operators and its tests look for.
+	LevelCorruption: "Fatal LevelDB error: Corruption: ",
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/syndtr/goleveldb/leveldb"
 )
 
-// IndexSubdir is where the basic filter index lives under the data
-// directory.
-const IndexSubdir = "indexes/blockfilter/basic"
+// IndexSubdir is where the basic filter index's LevelDB lives under the
+// data directory, as in bitcoind's layout.
+const IndexSubdir = "indexes/blockfilter/basic/db"
 
 // indexVersion is the on-disk format version; another value is
 // ErrUnknownVersion.
@@ -49,8 +49,12 @@ type Index struct {
 // spec is the index's database for the shared index machinery.
 var spec = indexdb.Spec{Subdir: IndexSubdir, Version: indexVersion, Kinds: &kinds}
 
-// OpenIndex opens (creating if needed) the index under dataDir.
+// OpenIndex opens (creating if needed) the index under dataDir, first
+// moving one an earlier version kept at formerSubdir (layout.go).
 func OpenIndex(dataDir string, o IndexOptions) (*Index, error) {
+	if err := moveFormerLayout(dataDir); err != nil {
+		return nil, err
+	}
 	x := &Index{tipHeight: -1}
 	db, err := indexdb.Open(dataDir, spec, o, x.load)
 	if err != nil {

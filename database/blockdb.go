@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/btcnode/btcd/internal/indexdb"
 	"github.com/btcnode/btcd/wire"
 	"github.com/syndtr/goleveldb/leveldb"
 	lerrors "github.com/syndtr/goleveldb/leveldb/errors"
@@ -19,7 +20,7 @@ import (
 const (
 	prefixBlockIndex = 'b' // 'b' || block hash -> BlockIndexRecord
 	prefixFileInfo   = 'f' // 'f' || uint32 BE file number -> FileInfo
-	prefixTxIndex    = 't' // 't' || txid -> TxLoc
+	prefixTxIndex    = 't' // 't' || txid -> TxLoc, in the txindex (txindex.go); here before it had its own
 	keyVersion       = 'V' // format version (uint32 LE), in both databases
 )
 
@@ -44,11 +45,13 @@ type BlockDBOptions struct {
 }
 
 // BlockDB owns the block files (blocks/blkNNNNN.dat), the undo files
-// (blocks/revNNNNN.dat) and the block index LevelDB (blocks/index), which
-// also holds the optional txindex and per-file statistics used for pruning.
+// (blocks/revNNNNN.dat), the block index LevelDB (blocks/index), which
+// also holds per-file statistics used for pruning, and, once OpenTxIndex
+// has opened it, the optional txindex (indexes/txindex, txindex.go).
 // It is safe for concurrent use.
 type BlockDB struct {
 	mu      sync.Mutex
+	dataDir string
 	dir     string
 	blk     *flatFiles
 	rev     *flatFiles
@@ -58,6 +61,10 @@ type BlockDB struct {
 	cur   uint32              // block file currently appended to
 	files map[uint32]FileInfo // statistics of every file ever written
 	batch leveldb.Batch       // index updates pending until Flush
+	// txdb is the txindex's database (nil until OpenTxIndex), txBatch
+	// its entries pending until Flush.
+	txdb    *indexdb.DB
+	txBatch leveldb.Batch
 	// dirtyFiles are FileInfos changed since the last flush.
 	dirtyFiles map[uint32]struct{}
 	closed     bool
@@ -118,6 +125,7 @@ func OpenBlockDB(dir string, net wire.BitcoinNet, o BlockDBOptions) (*BlockDB, e
 		return nil, err
 	}
 	b := &BlockDB{
+		dataDir:    dir,
 		dir:        fdir,
 		blk:        newFlatFiles(fdir, "blk", net),
 		rev:        newFlatFiles(fdir, "rev", net),
@@ -141,15 +149,32 @@ func OpenBlockDB(dir string, net wire.BitcoinNet, o BlockDBOptions) (*BlockDB, e
 }
 
 // openLevel opens a LevelDB and maps its corruption errors to ErrCorrupt.
+// Its errors are OpenFailed ones.
 func openLevel(path string, o *opt.Options) (*leveldb.DB, error) {
 	db, err := leveldb.OpenFile(path, o)
 	if err != nil {
+		kind := ErrIO
 		if isLevelCorrupt(err) {
-			return nil, wrapErr(ErrCorrupt, err, "open %s", path)
+			kind = ErrCorrupt
 		}
-		return nil, wrapErr(ErrIO, err, "open %s", path)
+		return nil, wrapErr(kind, openFailure{err}, "open %s", path)
 	}
 	return db, nil
+}
+
+// openFailure marks the error of a LevelDB that would not open.
+type openFailure struct{ error }
+
+func (e openFailure) Unwrap() error { return e.error }
+
+// OpenFailed reports whether err is a LevelDB of the store that would not
+// open at all (files its manifest names missing or damaged, a lock held
+// elsewhere), rather than records that failed to read once it was open:
+// bitcoind words the two differently at start-up ("Error opening block
+// database" and "Error loading block database").
+func OpenFailed(err error) bool {
+	var f openFailure
+	return errors.As(err, &f)
 }
 
 func isLevelCorrupt(err error) bool {
@@ -428,9 +453,10 @@ func (b *BlockDB) ForEachBlockIndex(fn func(hash wire.Hash, rec BlockIndexRecord
 }
 
 // Flush makes everything written so far durable: it fsyncs the block and
-// undo files and then writes queued index records, txindex entries and file
-// statistics in one synced LevelDB batch. Call it before flushing the
-// chainstate so that the chainstate never refers to blocks the index lacks.
+// undo files, writes queued index records and file statistics in one
+// synced LevelDB batch, and then the queued txindex entries (txindex.go).
+// Call it before flushing the chainstate so that the chainstate never
+// refers to blocks the index lacks.
 func (b *BlockDB) Flush() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -451,14 +477,13 @@ func (b *BlockDB) Flush() error {
 		b.batch.Put(key[:], appendFileInfo(val[:0], b.files[n]))
 		delete(b.dirtyFiles, n)
 	}
-	if b.batch.Len() == 0 {
-		return nil
+	if b.batch.Len() > 0 {
+		if err := b.idx.Write(&b.batch, &opt.WriteOptions{Sync: true}); err != nil {
+			return levelErr(err, "write block index")
+		}
+		b.batch.Reset()
 	}
-	if err := b.idx.Write(&b.batch, &opt.WriteOptions{Sync: true}); err != nil {
-		return levelErr(err, "write block index")
-	}
-	b.batch.Reset()
-	return nil
+	return b.commitTxIndex()
 }
 
 // FileInfo returns the statistics of block file num.
@@ -546,6 +571,9 @@ func (b *BlockDB) Close() error {
 		err = e
 	}
 	if e := b.rev.close(); e != nil && err == nil {
+		err = e
+	}
+	if e := b.closeTxIndex(); e != nil && err == nil {
 		err = e
 	}
 	if e := b.idx.Close(); e != nil && err == nil {

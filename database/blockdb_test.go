@@ -165,6 +165,9 @@ func TestBlockIndexRecordRoundTrip(t *testing.T) {
 	}
 	h := wire.Hash{9, 9}
 	db.PutBlockIndex(&h, &r)
+	if err := db.OpenTxIndex(); err != nil {
+		t.Fatal(err)
+	}
 	tx := wire.Hash{7}
 	tl := TxLoc{Block: BlockLoc{File: 1, Offset: 8, Size: 1000}, TxOffset: 81, TxSize: 200}
 	db.PutTxLoc(&tx, &tl)
@@ -173,6 +176,9 @@ func TestBlockIndexRecordRoundTrip(t *testing.T) {
 	}
 	db, err = OpenBlockDB(dir, wire.RegTest, BlockDBOptions{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.OpenTxIndex(); err != nil {
 		t.Fatal(err)
 	}
 	got, err = db.BlockIndex(&h)

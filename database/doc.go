@@ -1,5 +1,5 @@
 // Package database owns the node's on-disk state: block files, undo files,
-// the block index (with optional txindex and pruning mechanics) and the
+// the block index (with pruning mechanics), the optional txindex and the
 // UTXO set (chainstate) with its memory-bounded cache. It stores what the
 // blockchain package gives it; it never interprets validation status or
 // chain work.
@@ -8,8 +8,10 @@
 //
 //	DATADIR/blocks/blkNNNNN.dat  blocks in Core framing: magic, uint32 LE length, block
 //	DATADIR/blocks/revNNNNN.dat  undo records: magic, length, CBlockUndo, sha256d(prev hash || undo)
-//	DATADIR/blocks/index/        LevelDB: 'b'+hash -> BlockIndexRecord, 't'+txid -> TxLoc,
+//	DATADIR/blocks/index/        LevelDB: 'b'+hash -> BlockIndexRecord,
 //	                             'f'+file -> FileInfo, 'V' -> format version
+//	DATADIR/indexes/txindex/     LevelDB (with -txindex, OpenTxIndex): 't'+txid -> TxLoc,
+//	                             'V' -> format version (txindex.go)
 //	DATADIR/chainstate/          LevelDB: 'C'+txid+VARINT(index) -> coin, 'T' -> best block,
 //	                             'H' -> head blocks (interrupted flush), 'V' -> format version (2)
 //
@@ -37,7 +39,8 @@
 //	bdb.PutBlockIndex(&hash, &rec)                  // queued; written by Flush
 //	bdb.Flush()                                     // fsync files, then index batch (synced)
 //	raw, _ = bdb.ReadBlock(loc, buf); undo, _ = bdb.ReadUndo(uloc, &prev, buf)
-//	bdb.PruneFiles(maxHeight) / PrunedHeight() / DiskUsage(); PutTxLoc/TxLoc/ReadTx
+//	bdb.PruneFiles(maxHeight) / PrunedHeight() / DiskUsage(); MissingBlockFiles()
+//	bdb.OpenTxIndex(); PutTxLoc/DeleteTxLoc (written by Flush after the index batch); TxLoc/ReadTx
 //	--reindex: ResetForReindex(datadir), then for each BlockFiles() number read
 //	BlockFilePath(n) with NewBlockFileReader (Offset gives the BlockLoc; call
 //	Resync when a block fails to decode) and NoteExistingBlock.

@@ -1,9 +1,5 @@
 package database
 
-import (
-	"github.com/btcnode/btcd/wire"
-)
-
 // blockIndexRecordVersion is the serialization version written first in
 // every BlockIndexRecord value.
 const blockIndexRecordVersion = 1
@@ -159,39 +155,6 @@ func DecodeTxLoc(b []byte) (TxLoc, error) {
 		return TxLoc{}, newErr(ErrCorrupt, "tx location outside its block")
 	}
 	return l, nil
-}
-
-// PutTxLoc queues a txindex entry, written at the next Flush.
-func (b *BlockDB) PutTxLoc(txid *wire.Hash, l *TxLoc) {
-	var key [33]byte
-	key[0] = prefixTxIndex
-	copy(key[1:], txid[:])
-	var val [25]byte
-	b.mu.Lock()
-	b.batch.Put(key[:], appendTxLoc(val[:0], l))
-	b.mu.Unlock()
-}
-
-// DeleteTxLoc queues removal of a txindex entry (block disconnected).
-func (b *BlockDB) DeleteTxLoc(txid *wire.Hash) {
-	var key [33]byte
-	key[0] = prefixTxIndex
-	copy(key[1:], txid[:])
-	b.mu.Lock()
-	b.batch.Delete(key[:])
-	b.mu.Unlock()
-}
-
-// TxLoc looks a transaction up in the txindex (ErrNotFound if absent).
-func (b *BlockDB) TxLoc(txid *wire.Hash) (TxLoc, error) {
-	var key [33]byte
-	key[0] = prefixTxIndex
-	copy(key[1:], txid[:])
-	v, err := b.idx.Get(key[:], nil)
-	if err != nil {
-		return TxLoc{}, levelErr(err, "txindex "+txid.String())
-	}
-	return DecodeTxLoc(v)
 }
 
 // ReadTx reads one indexed transaction's bytes into dst.

@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 )
 
-// ResetForReindex deletes the block index and the chainstate under datadir,
-// keeping the block and undo files, so that --reindex can rebuild both from
-// blkNNNNN.dat. Call it before opening either database.
+// ResetForReindex deletes the block index, the chainstate and the txindex
+// under datadir, keeping the block and undo files, so that --reindex can
+// rebuild them from blkNNNNN.dat. Call it before opening any of them.
 func ResetForReindex(datadir string) error {
-	for _, p := range []string{filepath.Join(datadir, "blocks", "index"), filepath.Join(datadir, "chainstate")} {
+	// The txindex names blocks by their place in the block files, so it
+	// is rebuilt with the block index, as Core's -reindex wipes it.
+	for _, p := range []string{filepath.Join(datadir, "blocks", "index"), filepath.Join(datadir, "chainstate"),
+		filepath.Join(datadir, filepath.FromSlash(TxIndexSubdir))} {
 		if err := os.RemoveAll(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return wrapErr(ErrIO, err, "remove %s", p)
 		}

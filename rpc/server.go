@@ -354,6 +354,7 @@ func (s *Server) Start() error {
 		s.userPass, s.cookiePath = up, path
 		s.mu.Unlock()
 	}
+	log.Infof("Starting HTTP server on %s", strings.Join(s.cfg.Listeners, ", "))
 	var lns []net.Listener
 	var firstErr error
 	for _, addr := range s.cfg.Listeners {

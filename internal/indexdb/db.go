@@ -68,7 +68,9 @@ type DB struct {
 	wo    *opt.WriteOptions
 }
 
-// Open opens (creating if needed) the LevelDB of s under dataDir. A
+// Open opens (creating if needed) the LevelDB of s under dataDir. Its
+// journals are checked first (journal.go): damage fails Open with the
+// Corrupt kind, a last record a crash cut short does not. A
 // database that holds a version must hold s.Version; an empty one gets
 // it, and one with data but no version is corrupt. When the database
 // holds a tip, verify checks it against the index's own records (and
@@ -81,6 +83,13 @@ func Open(dataDir string, s Spec, o Options, verify func(db *DB, tip Tip) error)
 		cache = defaultCacheBytes
 	}
 	path := filepath.Join(dataDir, filepath.FromSlash(s.Subdir))
+	if err := checkJournals(path); err != nil {
+		var ce *corruptionError
+		if errors.As(err, &ce) {
+			return nil, k.New(k.Corrupt, "%s%s", k.LevelCorruption, ce)
+		}
+		return nil, k.Wrap(k.IO, err, "read the journal of %s", path)
+	}
 	ldb, err := leveldb.OpenFile(path, &opt.Options{
 		// Index values are hashes, digests and Golomb-coded filters:
 		// nothing to compress.
@@ -90,6 +99,11 @@ func Open(dataDir string, s Spec, o Options, verify func(db *DB, tip Tip) error)
 	})
 	if err != nil {
 		if lerrors.IsCorrupted(err) {
+			if missingCurrentTarget(path) {
+				// LevelDB's words for what goleveldb calls a missing
+				// entry point.
+				return nil, k.Wrap(k.Corrupt, err, "%sCURRENT points to a non-existent file in %s", k.LevelCorruption, path)
+			}
 			return nil, k.Wrap(k.Corrupt, err, "%sopen %s", k.LevelCorruption, path)
 		}
 		return nil, k.Wrap(k.IO, err, "open %s", path)

@@ -139,6 +139,9 @@ func (s *server) startCoinStatsIndex() {
 
 func (s *server) coinStatsWorker(ctx context.Context, w *coinStatsWire) {
 	defer close(w.done)
+	// Core's thread lines, which tools wait for.
+	indxLog.Info("coinstatsindex thread start")
+	defer indxLog.Info("coinstatsindex thread exit")
 	src := s.coinStatsSource()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()

@@ -97,6 +97,9 @@ func (s *server) startFilterIndex() {
 
 func (s *server) filterWorker(ctx context.Context) {
 	defer close(s.filterDone)
+	// Core names the thread after the index; tools wait for the line.
+	indxLog.Infof("%s thread start", filterIndexName)
+	defer indxLog.Infof("%s thread exit", filterIndexName)
 	src := s.filterChainSource()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/btcnode/btcd/blockchain"
 	"github.com/btcnode/btcd/blockfilter"
+	"github.com/btcnode/btcd/database"
 	"github.com/btcnode/btcd/internal/logrotate"
 	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
@@ -60,7 +61,7 @@ var backendLog = btclog.NewBackend(logWriter{})
 //	CHAN  blockchain.UseLogger
 //	UTXO  * UTXO cache (database chain state)
 //	SCRP  txscript.UseLogger
-//	DB    * database
+//	DB    database.UseLogger
 //	INDX  blockfilter.UseLogger (BIP158 filter index; * transaction index)
 //	PEER  peer.UseLogger
 //	SYNC  peer/netsync (passed in netsync.Config.Log)
@@ -68,8 +69,8 @@ var backendLog = btclog.NewBackend(logWriter{})
 //	CMGR  connmgr.UseLogger
 //	BMGR  banmgr.UseLogger
 //	I2P   i2p.UseLogger (SAM sessions and streams)
-//	MEMP  mempool.UseLogger
 //	TOR   * Tor control port (--listenonion)
+//	MEMP  mempool.UseLogger
 //	RPCS  rpc.UseLogger
 //	ZMQ   zmq.UseLogger
 var (
@@ -86,8 +87,8 @@ var (
 	cmgrLog = backendLog.Logger("CMGR")
 	bmgrLog = backendLog.Logger("BMGR")
 	i2pLog  = backendLog.Logger("I2P")
-	mempLog = backendLog.Logger("MEMP")
 	torLog  = backendLog.Logger("TOR")
+	mempLog = backendLog.Logger("MEMP")
 	rpcsLog = backendLog.Logger("RPCS")
 	zmqLog  = backendLog.Logger("ZMQ")
 )
@@ -108,8 +109,8 @@ var subsystemLoggers = map[string]btclog.Logger{
 	"CMGR": cmgrLog,
 	"BMGR": bmgrLog,
 	"I2P":  i2pLog,
-	"MEMP": mempLog,
 	"TOR":  torLog,
+	"MEMP": mempLog,
 	"RPCS": rpcsLog,
 	"ZMQ":  zmqLog,
 }
@@ -119,6 +120,7 @@ var subsystemLoggers = map[string]btclog.Logger{
 // they gain a UseLogger function (see the table above).
 func useLoggers() {
 	blockchain.UseLogger(chanLog)
+	database.UseLogger(dbLog)
 	txscript.UseLogger(scrpLog)
 	peer.UseLogger(peerLog)
 	addrmgr.UseLogger(amgrLog)

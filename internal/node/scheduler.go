@@ -88,6 +88,9 @@ func (sc *scheduler) runDue() {
 
 // run runs chores until quit is closed.
 func (sc *scheduler) run(quit <-chan struct{}) {
+	// Core's thread lines, which tools wait for.
+	srvrLog.Info("scheduler thread start")
+	defer srvrLog.Info("scheduler thread exit")
 	t := time.NewTicker(schedulerTick)
 	defer t.Stop()
 	for {

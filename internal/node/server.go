@@ -252,12 +252,19 @@ func (s *server) openChain() error {
 		bo.MaxFileSize = fastPruneFileSize
 	}
 	if s.bdb, err = database.OpenBlockDB(cfg.DataDir, cfg.params.Net, bo); err != nil {
-		return err
+		srvrLog.Errorf("Opening the block database: %v", err)
+		// bitcoind tells a database that would not open from records
+		// that would not read.
+		if database.OpenFailed(err) {
+			return rebuildMessage("Error opening block database")
+		}
+		return rebuildMessage("Error loading block database")
 	}
 	key := s.bdb.XorKey()
 	srvrLog.Infof("Using obfuscation key for blocksdir *.dat files (%s): '%s'", s.bdb.FilesDir(), hex.EncodeToString(key[:]))
 	if s.cs, err = database.OpenChainState(cfg.DataDir, database.ChainStateOptions{CacheBudget: int64(cfg.UtxoCacheMaxSizeMiB) << 20}); err != nil {
-		return err
+		srvrLog.Errorf("Opening the chainstate: %v", err)
+		return rebuildMessage("Error opening coins database")
 	}
 	s.cache = database.NewUtxoCache(s.cs, database.UtxoCacheOptions{
 		MaxBytes:      int64(cfg.UtxoCacheMaxSizeMiB) << 20,
@@ -291,10 +298,13 @@ func (s *server) openChain() error {
 		if errors.As(err, &nr) {
 			return rebuildMessage(nr.Error())
 		}
+		var le *blockchain.BlockIndexLoadError
+		if errors.As(err, &le) {
+			srvrLog.Errorf("%v", err)
+			return rebuildMessage("Error loading block database")
+		}
 		return err
 	}
-	tip := s.chain.BestSnapshot()
-	srvrLog.Infof("Chain tip %v at height %d", tip.Hash, tip.Height)
 	return s.verifyAtStartup()
 }
 
@@ -456,11 +466,19 @@ func (s *server) Start() {
 		for _, l := range s.listeners {
 			srvrLog.Infof("Bound to %s", l.Addr())
 		}
+		btcdLog.Info("init message: Starting network threads…")
 		s.addrs.Start()
+		// The connection manager's accept loops and the peers' reads
+		// and writes are what bitcoind's net thread does.
+		cmgrLog.Info("net thread start")
 		s.cm.Start()
+		s.startTorControl() // tor.go
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			// Core's initload thread: block import, then the mempool.
+			srvrLog.Info("initload thread start")
+			defer srvrLog.Info("initload thread exit")
 			if s.cfg.Reindex {
 				s.importStoredBlocks() // blockimport.go
 			}
@@ -472,7 +490,6 @@ func (s *server) Start() {
 				requestShutdown()
 				return
 			}
-		s.startTorControl() // tor.go
 			// As bitcoind, the saved mempool is loaded once imported
 			// blocks are connected, so its transactions meet the tip
 			// they were saved against.

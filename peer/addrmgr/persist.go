@@ -90,6 +90,7 @@ func (m *Manager) saveLogged() {
 // and replaced, and any other failure is a start-up error.
 func (m *Manager) load() error {
 	start := time.Now()
+	log.Infof("Loading P2P addresses from %s", quotePath(m.path))
 	b, err := readLimited(m.path)
 	if errors.Is(err, os.ErrNotExist) {
 		log.Infof("Creating peers.dat because the file was not found (%s)", quotePath(m.path))

@@ -126,6 +126,7 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m.path = filepath.Join(cfg.DataDir, FileName)
 	start := time.Now()
+	log.Infof("Loading banlist from %s", m.path)
 	err := m.load()
 	if err == nil {
 		log.Debugf("Loaded %d banned node addresses/subnets  %dms", m.count(), time.Since(start).Milliseconds())

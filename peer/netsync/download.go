@@ -20,9 +20,12 @@ const maxStallTimeout = 64 * time.Second
 // headersRetry paces getheaders to peers that claim a longer chain.
 const headersRetry = 30 * time.Second
 
-// loop is the event loop that owns the download state.
+// loop is the event loop that owns the download state. It handles the
+// peers' messages, as bitcoind's msghand thread, whose lines it logs.
 func (m *Manager) loop() {
 	defer m.wg.Done()
+	m.log.Info("msghand thread start")
+	defer m.log.Info("msghand thread exit")
 	tick := time.NewTicker(checkInterval)
 	defer tick.Stop()
 	m.lastLog = time.Now()
