@@ -252,19 +252,27 @@ func (s *server) openChain() error {
 		bo.MaxFileSize = fastPruneFileSize
 	}
 	if s.bdb, err = database.OpenBlockDB(cfg.DataDir, cfg.params.Net, bo); err != nil {
-		srvrLog.Errorf("Opening the block database: %v", err)
 		// bitcoind tells a database that would not open from records
-		// that would not read.
-		if database.OpenFailed(err) {
+		// that would not read; other failures (a refused -blocksxor=0)
+		// keep their own message.
+		switch {
+		case database.OpenFailed(err):
+			srvrLog.Errorf("Opening the block database: %v", err)
 			return rebuildMessage("Error opening block database")
+		case errors.Is(err, database.ErrCorrupt), errors.Is(err, database.ErrIO):
+			srvrLog.Errorf("Opening the block database: %v", err)
+			return rebuildMessage("Error loading block database")
 		}
-		return rebuildMessage("Error loading block database")
+		return err
 	}
 	key := s.bdb.XorKey()
 	srvrLog.Infof("Using obfuscation key for blocksdir *.dat files (%s): '%s'", s.bdb.FilesDir(), hex.EncodeToString(key[:]))
 	if s.cs, err = database.OpenChainState(cfg.DataDir, database.ChainStateOptions{CacheBudget: int64(cfg.UtxoCacheMaxSizeMiB) << 20}); err != nil {
-		srvrLog.Errorf("Opening the chainstate: %v", err)
-		return rebuildMessage("Error opening coins database")
+		if database.OpenFailed(err) || errors.Is(err, database.ErrCorrupt) || errors.Is(err, database.ErrIO) {
+			srvrLog.Errorf("Opening the chainstate: %v", err)
+			return rebuildMessage("Error opening coins database")
+		}
+		return err
 	}
 	s.cache = database.NewUtxoCache(s.cs, database.UtxoCacheOptions{
 		MaxBytes:      int64(cfg.UtxoCacheMaxSizeMiB) << 20,

@@ -126,3 +126,24 @@ func TestStartupMissingFiles(t *testing.T) {
 		t.Fatalf("height %d after the files came back, want 5", h)
 	}
 }
+
+// A refusal of the block store that is not damage keeps its own words:
+// turning obfuscation off over a stored random key is not reported as a
+// database to rebuild.
+func TestStartupKeepsBlockStoreRefusal(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--regtest", "--appdata=" + dir, "--datadir=" + dir, "--nolisten", "--norpc"}
+	startServer(t, append(args, "--blocksxor")...).Stop()
+	cfg, err := loadConfig(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newServer(cfg)
+	if err == nil {
+		s.Stop()
+		t.Fatal("the node started with obfuscation off over a stored key")
+	}
+	if line := ErrorLine(err); !strings.Contains(line, "The blocksdir XOR-key can not be disabled when a random key was already stored!") || strings.Contains(line, "reindex") {
+		t.Fatalf("error line %q", line)
+	}
+}
