@@ -69,6 +69,9 @@ func TestPeerNetworkCJDNS(t *testing.T) {
 		if got := n.s.peerNetwork(&serverPeer{Peer: p}); got != tc.want {
 			t.Errorf("%v: network %q, want %q", tc.flags, got, tc.want)
 		}
+		if got := n.s.connectedNetwork(p); (got == wire.NetCJDNS) != (tc.want == "cjdns") {
+			t.Errorf("%v: connected through network %d", tc.flags, got)
+		}
 		stop()
 	}
 }

@@ -218,6 +218,7 @@ func (s *server) evictInbound() bool {
 			RelayTxs: st.RelayTx, RelevantServices: st.Services&wire.SFNodeNetwork != 0,
 			NetGroup: h.Sum64(), NoBan: st.Whitelisted, Inbound: true,
 			PreferEvict: st.BanScore > 0,
+			Network:     s.connectedNetwork(p.Peer), Local: p.IP().IsLoopback(),
 		})
 	}
 	id, ok := connmgr.SelectEviction(cands)

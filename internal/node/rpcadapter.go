@@ -612,6 +612,25 @@ func (s *server) peerNetwork(p *serverPeer) string {
 	return addrNetwork(na, ok, p.Addr())
 }
 
+// connectedNetwork is the network p came through, as Core's
+// ConnectedThroughNetwork: onion for a peer of our onion service, the
+// network of the name for a peer reached by an onion or I2P name, else
+// that of its IP address (CJDNS under --cjdnsreachable); 0 when unknown.
+func (s *server) connectedNetwork(p *peer.Peer) wire.NetworkID {
+	if s.inboundOnion(p) {
+		return wire.NetTorV3
+	}
+	if na, ok := p.NetAddress(); ok {
+		return s.cfg.flipCJDNS(na.NetworkID, na.Addr)
+	}
+	if host, _, err := net.SplitHostPort(p.Addr()); err == nil {
+		if id, _, err := wire.ParseHost(host); err == nil {
+			return id
+		}
+	}
+	return 0
+}
+
 // addrNetwork is peerNetwork for a peer at addr whose IP address, when
 // it has one (ok), is na.
 func addrNetwork(na wire.NetAddressV2, ok bool, addr string) string {

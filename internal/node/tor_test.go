@@ -206,6 +206,9 @@ func checkInboundOnion(t *testing.T, n *testNode, onionBind string) {
 		t.Fatalf("peer through the onion bind: network %q", infos[0].Network)
 	}
 	for _, p := range n.s.sync.Peers() {
+		if got := n.s.connectedNetwork(p); got != wire.NetTorV3 {
+			t.Fatalf("the onion peer came through network %d (eviction protection)", got)
+		}
 		na, ok := n.s.localAddressFor(p)
 		if !ok || na.NetworkID != wire.NetTorV3 || na.Port != 18444 {
 			t.Fatalf("announced to the onion peer: %v %v", na.String(), ok)

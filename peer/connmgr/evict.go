@@ -3,6 +3,8 @@ package connmgr
 import (
 	"sort"
 	"time"
+
+	"github.com/btcnode/btcd/wire"
 )
 
 // EvictionCandidate describes an inbound peer for SelectEviction, with
@@ -29,6 +31,13 @@ type EvictionCandidate struct {
 	// PreferEvict marks peers to evict first (for example ones that
 	// misbehaved a little).
 	PreferEvict bool
+	// Network is the network the peer came through: wire.NetTorV3 for a
+	// peer of our onion service, wire.NetI2P, wire.NetCJDNS, or its IP
+	// network. Local marks a loopback peer. Onion, I2P, CJDNS and local
+	// peers have slow pings and so lose on the other criteria; part of
+	// the uptime protection is kept for them.
+	Network wire.NetworkID
+	Local   bool
 }
 
 // SelectEviction picks the inbound peer to drop when a new inbound
@@ -36,7 +45,9 @@ type EvictionCandidate struct {
 // protects, in turn, the 4 peers with the highest keyed network groups, the
 // 8 with the lowest ping, the 4 that most recently sent new transactions,
 // up to 8 block-relay peers and the 4 that most recently sent new blocks,
-// and then half of the rest by longest uptime. An attacker must beat honest
+// and then half of the rest by longest uptime, up to half of those spots
+// going to the longest-connected peers of the disadvantaged networks
+// (protectByUptime). An attacker must beat honest
 // peers on all of these at once to take over our inbound slots. Of the
 // remaining peers it evicts the youngest in the network group with the
 // most connections. ok is false when every peer is protected.
@@ -79,7 +90,7 @@ func SelectEviction(cands []EvictionCandidate) (id int32, ok bool) {
 		}
 		return a.Connected.After(b.Connected)
 	}, 4, nil)
-	protect(func(a, b *EvictionCandidate) bool { return a.Connected.After(b.Connected) }, len(c)/2, nil)
+	c = protectByUptime(c)
 	if len(c) == 0 {
 		return 0, false
 	}
@@ -112,6 +123,88 @@ func SelectEviction(cands []EvictionCandidate) (id int32, ok bool) {
 		}
 	}
 	return worst.youngest.ID, true
+}
+
+// disadvantaged is one of the networks whose peers keep part of the
+// uptime protection: local peers, or those of one network.
+type disadvantaged struct {
+	local bool
+	net   wire.NetworkID
+	count int
+}
+
+func (d *disadvantaged) match(e *EvictionCandidate) bool {
+	if d.local {
+		return e.Local
+	}
+	return e.Network == d.net
+}
+
+// protectByUptime removes from c the half of it to protect by uptime, as
+// Core's ratio protection: up to a quarter of c (half of the protected
+// spots) goes first to the longest-connected peers of CJDNS, I2P, local
+// and onion, shared evenly between the networks that have candidates,
+// the ones with fewer candidates first so they can take over spots
+// another leaves unused; the rest of the half goes to the longest
+// connected overall.
+func protectByUptime(c []EvictionCandidate) []EvictionCandidate {
+	total := len(c) / 2
+	nets := []disadvantaged{{net: wire.NetCJDNS}, {net: wire.NetI2P}, {local: true}, {net: wire.NetTorV3}}
+	for i := range nets {
+		for j := range c {
+			if nets[i].match(&c[j]) {
+				nets[i].count++
+			}
+		}
+	}
+	sort.SliceStable(nets, func(i, j int) bool { return nets[i].count < nets[j].count })
+	// removeOldest drops up to k candidates that keep passes, longest
+	// connected first, and returns how many it dropped.
+	removeOldest := func(k int, keep func(*EvictionCandidate) bool) int {
+		sort.SliceStable(c, func(i, j int) bool { return c[i].Connected.After(c[j].Connected) })
+		removed := 0
+		for i := len(c) - 1; i >= 0 && removed < k; i-- {
+			if keep(&c[i]) {
+				c = append(c[:i], c[i+1:]...)
+				removed++
+			}
+		}
+		return removed
+	}
+	maxByNet := total / 2
+	done := 0
+	for done < maxByNet {
+		active := 0
+		for i := range nets {
+			if nets[i].count > 0 {
+				active++
+			}
+		}
+		if active == 0 {
+			break
+		}
+		per := max((maxByNet-done)/active, 1)
+		progress := false
+		for i := range nets {
+			if nets[i].count == 0 {
+				continue
+			}
+			n := removeOldest(min(per, maxByNet-done), nets[i].match)
+			if n > 0 {
+				progress = true
+				done += n
+				nets[i].count -= n
+			}
+			if done >= maxByNet {
+				break
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	removeOldest(total-done, func(*EvictionCandidate) bool { return true })
+	return c
 }
 
 // pingKey orders unknown pings as slowest.
