@@ -532,6 +532,15 @@ func applyConnection(a *args, cfg *node.Config) error {
 		}
 		cfg.PeerTimeout = n
 	}
+	if a.isSet("maxsendbuffer") {
+		// 0 makes bitcoind wait for each message to go out; one
+		// thousand bytes here does the same.
+		cfg.MaxSendBuffer = int(max(a.getInt("maxsendbuffer", 0), 1))
+	}
+	// As bitcoind, a -timeout below 1 ms means the default.
+	if ms := a.getInt("timeout", 0); ms > 0 {
+		cfg.ConnectTimeout = time.Duration(ms) * time.Millisecond
+	}
 	if a.isSet("maxuploadtarget") {
 		cfg.MaxUploadTarget = a.getString("maxuploadtarget", "0")
 	}

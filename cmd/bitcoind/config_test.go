@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/btcnode/btcd/internal/node"
 )
@@ -155,6 +156,22 @@ func TestListenOnionOptions(t *testing.T) {
 	}
 	if cfg := mustBuild(t, "", "-regtest", "-listenonion=0"); cfg.ListenOnion {
 		t.Error("-listenonion=0 ignored")
+	}
+}
+
+// -maxsendbuffer (thousands of bytes) and -timeout (milliseconds) reach
+// the node; a -timeout below 1 ms keeps the default.
+func TestConnectionLimitOptions(t *testing.T) {
+	cfg := mustBuild(t, "", "-regtest", "-maxsendbuffer=2000", "-timeout=1500")
+	if cfg.MaxSendBuffer != 2000 || cfg.ConnectTimeout != 1500*time.Millisecond {
+		t.Errorf("maxsendbuffer %d, connect timeout %v", cfg.MaxSendBuffer, cfg.ConnectTimeout)
+	}
+	cfg = mustBuild(t, "", "-regtest", "-maxsendbuffer=0", "-timeout=0")
+	if cfg.MaxSendBuffer != 1 || cfg.ConnectTimeout != 0 {
+		t.Errorf("zeros: maxsendbuffer %d, connect timeout %v", cfg.MaxSendBuffer, cfg.ConnectTimeout)
+	}
+	if cfg := mustBuild(t, "", "-regtest"); cfg.MaxSendBuffer != 0 || cfg.ConnectTimeout != 0 {
+		t.Errorf("defaults: maxsendbuffer %d, connect timeout %v", cfg.MaxSendBuffer, cfg.ConnectTimeout)
 	}
 }
 

@@ -178,6 +178,8 @@ type P2POptions struct {
 	NoConnect           bool          `long:"noconnect" description:"Make no automatic outbound connections (only --addpeer, --connect and the addnode RPC)"`
 	WhiteBinds          []string      `long:"whitebind" description:"Listen on [permissions@]address and grant the permissions to peers connecting there (permissions as --whitelist; default noban,mempool,relay,download); may be repeated"`
 	PeerTimeout         int64         `long:"peertimeout" description:"Seconds a new connection may stay silent, or a peer may leave a ping unanswered, before it is dropped"`
+	ConnectTimeout      time.Duration `long:"connecttimeout" description:"Give up an outbound connection attempt, a proxy's handshake included, after this long (default 30s)"`
+	MaxSendBuffer       int           `long:"maxsendbuffer" description:"Per-peer send buffer in units of 1000 bytes: past it, answering the peer's requests waits until it reads (default 5000)"`
 	MaxUploadTarget     string        `long:"maxuploadtarget" description:"Try to keep outbound traffic under this much per 24 hours: a number with an optional unit (k, m, g, t in powers of 1000; K, M, G, T in powers of 1024; default M); 0 = no limit; peers with the download permission and recent blocks are exempt"`
 	NoDiscover          bool          `long:"nodiscover" description:"Do not discover our own addresses from the network interfaces and peers"`
 	NoFixedSeeds        bool          `long:"nofixedseeds" description:"Do not use the built-in seed addresses when the DNS seeds give none"`

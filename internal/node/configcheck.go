@@ -39,6 +39,12 @@ func (cfg *Config) validateP2P() error {
 	if cfg.PeerTimeout <= 0 {
 		return invalidf("--peertimeout: peertimeout must be a positive integer.")
 	}
+	if cfg.ConnectTimeout < 0 {
+		return invalidf("--connecttimeout: must not be negative, got %v", cfg.ConnectTimeout)
+	}
+	if cfg.MaxSendBuffer < 0 || cfg.MaxSendBuffer > maxSendBufferKB {
+		return invalidf("--maxsendbuffer: must be from 0 to %d (thousands of bytes), got %d", maxSendBufferKB, cfg.MaxSendBuffer)
+	}
 	if cfg.MaxUploadTarget != "" {
 		n, err := parseByteUnits(cfg.MaxUploadTarget)
 		if err != nil {

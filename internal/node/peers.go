@@ -66,6 +66,8 @@ func (s *server) newPeerLayer() error {
 		BanThreshold:     cfg.BanThreshold,
 		Nonces:           peer.NewNonceSet(),
 		HandshakeTimeout: time.Duration(cfg.PeerTimeout) * time.Second,
+		SendBufferSize:   cfg.MaxSendBuffer * 1000,
+		MaxQueuedBytes:   maxQueuedBytes(cfg.MaxSendBuffer * 1000),
 		Log:              peerLog,
 	}
 	if cfg.PeerBloomFilters {
@@ -359,7 +361,21 @@ func (s *server) dialConfig() connmgr.DialConfig {
 }
 
 // dialConfig builds the outbound dialer options from the proxy options
-// (proxies.go) and --cjdnsreachable.
+// (proxies.go), --cjdnsreachable and --connecttimeout.
 func dialConfig(cfg *Config) connmgr.DialConfig {
-	return connmgr.DialConfig{CJDNS: cfg.CJDNSReachable, Proxies: cfg.proxies.dial(!cfg.NoProxyRandomize)}
+	return connmgr.DialConfig{CJDNS: cfg.CJDNSReachable, Proxies: cfg.proxies.dial(!cfg.NoProxyRandomize), Timeout: cfg.ConnectTimeout}
+}
+
+// maxSendBufferKB bounds --maxsendbuffer (in thousands of bytes): 1 GB
+// per peer is already far past any use.
+const maxSendBufferKB = 1_000_000
+
+// maxQueuedBytes is the hard limit of a peer's send queue for a soft
+// limit of soft bytes (0: the default): room above the soft limit for
+// the messages queued without waiting, a maximal block among them.
+func maxQueuedBytes(soft int) int {
+	if soft <= 0 {
+		return 0
+	}
+	return max(peer.DefaultMaxQueuedBytes, soft+2*wire.MaxBlockSerializedSize)
 }
