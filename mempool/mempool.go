@@ -47,6 +47,10 @@ type Config struct {
 	// its removal took. It runs with the pool lock held, so it must not
 	// call back into the pool: the ZMQ publisher only queues a message.
 	OnRemove func(txid wire.Hash, sequence uint64)
+	// OnReplaced, when set, is given each transaction a replacement
+	// evicted (the compact-block reconstruction keeps it: the old one
+	// may still be mined). It runs with the pool lock held, as OnRemove.
+	OnReplaced func(tx *wire.MsgTx)
 	// OnOrphanRejected, when set, is told (without the pool lock held)
 	// of every orphan refused for a reason other than missing inputs
 	// once its parents arrived: the hook that punishes its sender.
@@ -560,6 +564,9 @@ func (p *Pool) removeSet(set []*Entry, reason removeReason) {
 		// removals for a block are not reported (the block is).
 		if p.cfg.OnRemove != nil && reason != removeBlock {
 			p.cfg.OnRemove(e.TxID, p.sequence)
+		}
+		if p.cfg.OnReplaced != nil && reason == removeReplaced {
+			p.cfg.OnReplaced(e.Tx)
 		}
 		p.bumpSequence()
 	}

@@ -48,3 +48,32 @@ func TestSequenceAndOnRemove(t *testing.T) {
 		t.Fatalf("block removal reported: %+v", removed)
 	}
 }
+
+// OnReplaced is given the transactions a replacement evicts, whole, and
+// nothing that leaves for another reason.
+func TestOnReplaced(t *testing.T) {
+	var replaced []*wire.MsgTx
+	h := newHarness(t, func(c *Config) {
+		c.OnReplaced = func(tx *wire.MsgTx) { replaced = append(replaced, tx) }
+	})
+	op := h.coin(100_000)
+	orig := spend([]wire.OutPoint{op}, 99_000)
+	h.mustAccept(orig)
+	child := spend([]wire.OutPoint{outpoint(orig, 0)}, 98_000)
+	h.mustAccept(child)
+	good := spend([]wire.OutPoint{op}, 97_900)
+	good.TxOut[0].PkScript = p2wpkh(53)
+	h.mustAccept(good)
+	if len(replaced) != 2 {
+		t.Fatalf("%d replaced transactions reported, want 2", len(replaced))
+	}
+	got := map[wire.Hash]bool{replaced[0].TxHash(): true, replaced[1].TxHash(): true}
+	if !got[orig.TxHash()] || !got[child.TxHash()] {
+		t.Fatal("the replaced transactions are not the original and its child")
+	}
+	replaced = nil
+	h.pool.BlockConnected(h.chain.connect(good), 1)
+	if len(replaced) != 0 {
+		t.Fatal("a confirmation reported as a replacement")
+	}
+}

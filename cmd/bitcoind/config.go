@@ -532,6 +532,9 @@ func applyConnection(a *args, cfg *node.Config) error {
 		}
 		cfg.PeerTimeout = n
 	}
+	if a.isSet("blockreconstructionextratxn") {
+		cfg.BlockReconstructionExtraTxn = int(min(max(a.getInt("blockreconstructionextratxn", 0), 0), 10_000))
+	}
 	if a.isSet("maxsendbuffer") {
 		// 0 makes bitcoind wait for each message to go out; one
 		// thousand bytes here does the same.

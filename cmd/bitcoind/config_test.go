@@ -159,8 +159,9 @@ func TestListenOnionOptions(t *testing.T) {
 	}
 }
 
-// -maxsendbuffer (thousands of bytes) and -timeout (milliseconds) reach
-// the node; a -timeout below 1 ms keeps the default.
+// -maxsendbuffer (thousands of bytes), -timeout (milliseconds) and
+// -blockreconstructionextratxn reach the node; a -timeout below 1 ms
+// keeps the default.
 func TestConnectionLimitOptions(t *testing.T) {
 	cfg := mustBuild(t, "", "-regtest", "-maxsendbuffer=2000", "-timeout=1500")
 	if cfg.MaxSendBuffer != 2000 || cfg.ConnectTimeout != 1500*time.Millisecond {
@@ -170,7 +171,10 @@ func TestConnectionLimitOptions(t *testing.T) {
 	if cfg.MaxSendBuffer != 1 || cfg.ConnectTimeout != 0 {
 		t.Errorf("zeros: maxsendbuffer %d, connect timeout %v", cfg.MaxSendBuffer, cfg.ConnectTimeout)
 	}
-	if cfg := mustBuild(t, "", "-regtest"); cfg.MaxSendBuffer != 0 || cfg.ConnectTimeout != 0 {
+	if cfg := mustBuild(t, "", "-regtest", "-blockreconstructionextratxn=7"); cfg.BlockReconstructionExtraTxn != 7 {
+		t.Errorf("-blockreconstructionextratxn: %d", cfg.BlockReconstructionExtraTxn)
+	}
+	if cfg := mustBuild(t, "", "-regtest"); cfg.MaxSendBuffer != 0 || cfg.ConnectTimeout != 0 || cfg.BlockReconstructionExtraTxn != 100 {
 		t.Errorf("defaults: maxsendbuffer %d, connect timeout %v", cfg.MaxSendBuffer, cfg.ConnectTimeout)
 	}
 }

@@ -77,7 +77,7 @@ var options = []option{
 	{name: "blocksxor", help: "Whether an XOR-key applies to blocksdir *.dat files. The created XOR-key will be zeros for an existing blocksdir or when `-blocksxor=0` is set, and random for a freshly initialized blocksdir. (default: 1)", group: gOptions},
 	{name: "fastprune", help: "Use smaller block files and lower minimum prune height for testing purposes", group: gDebug, flags: debugOnly},
 	{name: "blocknotify", arg: "<cmd>", help: "Execute command when the best block changes (%s in cmd is replaced by block hash)", group: gOptions},
-	{name: "blockreconstructionextratxn", arg: "<n>", help: "Extra transactions to keep in memory for compact block reconstructions (not supported)", group: gHidden, disp: unsupported},
+	{name: "blockreconstructionextratxn", arg: "<n>", help: "Extra transactions to keep in memory for compact block reconstructions (default: 100)", group: gOptions},
 	{name: "blocksonly", help: "Whether to reject transactions from network peers (default: 0)", group: gOptions},
 	{name: "coinstatsindex", help: "Maintain coinstats index used by the gettxoutsetinfo RPC (default: 0)", group: gOptions},
 	{name: "conf", arg: "<file>", help: "Specify path to read-only configuration file. Relative paths will be prefixed by datadir location (only useable from command line, not configuration file) (default: bitcoin.conf)", group: gOptions},

@@ -17,6 +17,7 @@ import (
 	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/internal/mining"
 	"github.com/btcnode/btcd/peer"
+	"github.com/btcnode/btcd/peer/netsync"
 	"github.com/btcnode/btcd/wire"
 	"github.com/btcnode/btcd/zmq"
 )
@@ -142,50 +143,52 @@ type NetworkOptions struct {
 }
 
 type P2POptions struct {
-	AddPeers            []string      `short:"a" long:"addpeer" description:"Add a peer to connect with at startup; may be repeated"`
-	ConnectPeers        []string      `long:"connect" description:"Connect only to the specified peers at startup; may be repeated"`
-	DisableListen       bool          `long:"nolisten" description:"Disable listening for incoming connections -- NOTE: Listening is automatically disabled if the --connect or --proxy options are used without also specifying listen interfaces via --listen"`
-	Listeners           []string      `long:"listen" description:"Add an interface/port to listen for connections (default all interfaces port: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444); may be repeated"`
-	MaxPeers            int           `long:"maxpeers" description:"Max number of inbound and outbound peers"`
-	BanDuration         time.Duration `long:"banduration" description:"How long to ban misbehaving peers. Valid time units are {s, m, h}. Minimum 1 second"`
-	BanThreshold        uint32        `long:"banthreshold" description:"Maximum allowed ban score before disconnecting and banning misbehaving peers"`
-	Whitelists          []string      `long:"whitelist" description:"Add an IP network or IP that will not be banned (eg. 192.168.1.0/24 or ::1); may be repeated"`
-	DisableDNSSeed      bool          `long:"nodnsseed" description:"Disable DNS seeding for peers"`
-	ForceDNSSeed        bool          `long:"forcednsseed" description:"Query the DNS seeds at start-up even when the address manager already knows addresses"`
-	CJDNSReachable      bool          `long:"cjdnsreachable" description:"This host is on the CJDNS network: addresses in fc00::/8 are CJDNS addresses, reached directly (or through --proxy)"`
-	OnlyNets            []string      `long:"onlynet" description:"Make automatic outbound connections only to this network (ipv4, ipv6, onion, i2p, cjdns); may be repeated"`
-	CaptureMessages     bool          `long:"capturemessages" description:"Write every P2P message to message_capture/<peer>/msgs_recv.dat and msgs_sent.dat in the data directory (debugging)"`
-	SeedNodes           []string      `long:"seednode" description:"Connect to a node (host[:port]) only to fetch peer addresses, then disconnect; tried before the DNS seeds; may be repeated"`
-	ASMap               string        `long:"asmap" description:"Group addresses by the autonomous system announcing them, read from this ASMap file (relative paths are in the data directory), instead of by /16 prefix"`
-	CheckAddrMan        int           `long:"checkaddrman" description:"Check the address manager's tables on every n-th operation (0: never; for tests)"`
-	TestOptions         []string      `long:"test" description:"Regtest testing options: addrman (a deterministic address manager); may be repeated"`
-	ExternalIPs         []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
-	Proxy               string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050, or unix:/path)"`
-	NetProxies          []string      `long:"netproxy" description:"Proxy for one network only, applied after --proxy: ADDR=NET with NET one of ipv4, ipv6, onion (or tor), cjdns; ADDR 0 removes that network's proxy (ipv4 and ipv6 also set the proxy for host names); may be repeated"`
-	OnionProxy          string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
-	NoOnion             bool          `long:"noonion" description:"Disable connecting to tor hidden services, whatever --proxy says"`
-	ListenOnion         bool          `long:"listenonion" description:"Publish this node as a Tor onion service through Tor's control port (--torcontrol), and reach onion peers through Tor's SOCKS port unless --onion is set"`
-	TorControl          string        `long:"torcontrol" description:"Tor control port for --listenonion (host:port; default: 127.0.0.1:9051)"`
-	TorPassword         string        `long:"torpassword" default-mask:"-" description:"Tor control port password (HashedControlPassword); without it Tor's cookie file is used"`
-	OnionBind           string        `long:"onionbind" description:"Listen address (ip:port) for peers coming through Tor, to which the --listenonion service forwards; its peers are onion peers (default: none, the service forwards to the first --listen address)"`
-	NoProxyRandomize    bool          `long:"noproxyrandomize" description:"Send no credentials to the --proxy and --onion proxies (by default each connection gets fresh random ones, which makes Tor isolate its streams)"`
-	I2PSAM              string        `long:"i2psam" description:"I2P SAM 3.1 bridge (host:port, port 7656 by default) through which .b32.i2p peers are reached; makes the i2p network reachable"`
-	I2PAcceptIncoming   string        `long:"i2pacceptincoming" optional:"yes" optional-value:"1" description:"With --i2psam: 1 keeps a persistent I2P address (key in i2p_private_key in the data directory) and accepts inbound I2P peers; 0 uses throwaway addresses for outbound connections only"`
-	BlocksOnly          bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
-	PeerBloomFilters    bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`
-	TxReconciliation    bool          `long:"txreconciliation" description:"Take part in the BIP330 (Erlay) handshake: announce sendtxrcncl to peers that relay transactions and register theirs (reconciliation rounds are not run)"`
-	V2Transport         string        `long:"v2transport" optional:"yes" optional-value:"1" description:"BIP324 encrypted transport: 1 advertises NODE_P2P_V2, accepts v2 and v1 inbound and opens v2 to peers that advertise it (falling back to v1); 0 speaks v1 only"`
-	NoConnect           bool          `long:"noconnect" description:"Make no automatic outbound connections (only --addpeer, --connect and the addnode RPC)"`
-	WhiteBinds          []string      `long:"whitebind" description:"Listen on [permissions@]address and grant the permissions to peers connecting there (permissions as --whitelist; default noban,mempool,relay,download); may be repeated"`
-	PeerTimeout         int64         `long:"peertimeout" description:"Seconds a new connection may stay silent, or a peer may leave a ping unanswered, before it is dropped"`
-	ConnectTimeout      time.Duration `long:"connecttimeout" description:"Give up an outbound connection attempt, a proxy's handshake included, after this long (default 30s)"`
-	MaxSendBuffer       int           `long:"maxsendbuffer" description:"Per-peer send buffer in units of 1000 bytes: past it, answering the peer's requests waits until it reads (default 5000)"`
-	MaxUploadTarget     string        `long:"maxuploadtarget" description:"Try to keep outbound traffic under this much per 24 hours: a number with an optional unit (k, m, g, t in powers of 1000; K, M, G, T in powers of 1024; default M); 0 = no limit; peers with the download permission and recent blocks are exempt"`
-	NoDiscover          bool          `long:"nodiscover" description:"Do not discover our own addresses from the network interfaces and peers"`
-	NoFixedSeeds        bool          `long:"nofixedseeds" description:"Do not use the built-in seed addresses when the DNS seeds give none"`
-	NoWhitelistRelay    bool          `long:"nowhitelistrelay" description:"Do not give whitelisted peers with default permissions the relay permission (accepting their transactions even under --blocksonly)"`
-	WhitelistForceRelay bool          `long:"whitelistforcerelay" description:"Give whitelisted peers with default permissions the forcerelay permission (relaying their transactions even when already known)"`
-	NoNetworkActive     bool          `long:"nonetworkactive" description:"Start with P2P networking off (the setnetworkactive RPC turns it on)"`
+	AddPeers          []string      `short:"a" long:"addpeer" description:"Add a peer to connect with at startup; may be repeated"`
+	ConnectPeers      []string      `long:"connect" description:"Connect only to the specified peers at startup; may be repeated"`
+	DisableListen     bool          `long:"nolisten" description:"Disable listening for incoming connections -- NOTE: Listening is automatically disabled if the --connect or --proxy options are used without also specifying listen interfaces via --listen"`
+	Listeners         []string      `long:"listen" description:"Add an interface/port to listen for connections (default all interfaces port: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444); may be repeated"`
+	MaxPeers          int           `long:"maxpeers" description:"Max number of inbound and outbound peers"`
+	BanDuration       time.Duration `long:"banduration" description:"How long to ban misbehaving peers. Valid time units are {s, m, h}. Minimum 1 second"`
+	BanThreshold      uint32        `long:"banthreshold" description:"Maximum allowed ban score before disconnecting and banning misbehaving peers"`
+	Whitelists        []string      `long:"whitelist" description:"Add an IP network or IP that will not be banned (eg. 192.168.1.0/24 or ::1); may be repeated"`
+	DisableDNSSeed    bool          `long:"nodnsseed" description:"Disable DNS seeding for peers"`
+	ForceDNSSeed      bool          `long:"forcednsseed" description:"Query the DNS seeds at start-up even when the address manager already knows addresses"`
+	CJDNSReachable    bool          `long:"cjdnsreachable" description:"This host is on the CJDNS network: addresses in fc00::/8 are CJDNS addresses, reached directly (or through --proxy)"`
+	OnlyNets          []string      `long:"onlynet" description:"Make automatic outbound connections only to this network (ipv4, ipv6, onion, i2p, cjdns); may be repeated"`
+	CaptureMessages   bool          `long:"capturemessages" description:"Write every P2P message to message_capture/<peer>/msgs_recv.dat and msgs_sent.dat in the data directory (debugging)"`
+	SeedNodes         []string      `long:"seednode" description:"Connect to a node (host[:port]) only to fetch peer addresses, then disconnect; tried before the DNS seeds; may be repeated"`
+	ASMap             string        `long:"asmap" description:"Group addresses by the autonomous system announcing them, read from this ASMap file (relative paths are in the data directory), instead of by /16 prefix"`
+	CheckAddrMan      int           `long:"checkaddrman" description:"Check the address manager's tables on every n-th operation (0: never; for tests)"`
+	TestOptions       []string      `long:"test" description:"Regtest testing options: addrman (a deterministic address manager); may be repeated"`
+	ExternalIPs       []string      `long:"externalip" description:"Add an IP (optionally with port) to the list of local addresses we claim to listen on to peers; may be repeated"`
+	Proxy             string        `long:"proxy" description:"Connect via SOCKS5 proxy (eg. 127.0.0.1:9050, or unix:/path)"`
+	NetProxies        []string      `long:"netproxy" description:"Proxy for one network only, applied after --proxy: ADDR=NET with NET one of ipv4, ipv6, onion (or tor), cjdns; ADDR 0 removes that network's proxy (ipv4 and ipv6 also set the proxy for host names); may be repeated"`
+	OnionProxy        string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
+	NoOnion           bool          `long:"noonion" description:"Disable connecting to tor hidden services, whatever --proxy says"`
+	ListenOnion       bool          `long:"listenonion" description:"Publish this node as a Tor onion service through Tor's control port (--torcontrol), and reach onion peers through Tor's SOCKS port unless --onion is set"`
+	TorControl        string        `long:"torcontrol" description:"Tor control port for --listenonion (host:port; default: 127.0.0.1:9051)"`
+	TorPassword       string        `long:"torpassword" default-mask:"-" description:"Tor control port password (HashedControlPassword); without it Tor's cookie file is used"`
+	OnionBind         string        `long:"onionbind" description:"Listen address (ip:port) for peers coming through Tor, to which the --listenonion service forwards; its peers are onion peers (default: none, the service forwards to the first --listen address)"`
+	NoProxyRandomize  bool          `long:"noproxyrandomize" description:"Send no credentials to the --proxy and --onion proxies (by default each connection gets fresh random ones, which makes Tor isolate its streams)"`
+	I2PSAM            string        `long:"i2psam" description:"I2P SAM 3.1 bridge (host:port, port 7656 by default) through which .b32.i2p peers are reached; makes the i2p network reachable"`
+	I2PAcceptIncoming string        `long:"i2pacceptincoming" optional:"yes" optional-value:"1" description:"With --i2psam: 1 keeps a persistent I2P address (key in i2p_private_key in the data directory) and accepts inbound I2P peers; 0 uses throwaway addresses for outbound connections only"`
+	BlocksOnly        bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
+	// BlockReconstructionExtraTxn is bitcoind's -blockreconstructionextratxn.
+	BlockReconstructionExtraTxn int           `long:"blockreconstructionextratxn" description:"Keep this many transactions that are not in the mempool (refused, orphaned, replaced) to rebuild compact blocks from (0: none; default 100)"`
+	PeerBloomFilters            bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`
+	TxReconciliation            bool          `long:"txreconciliation" description:"Take part in the BIP330 (Erlay) handshake: announce sendtxrcncl to peers that relay transactions and register theirs (reconciliation rounds are not run)"`
+	V2Transport                 string        `long:"v2transport" optional:"yes" optional-value:"1" description:"BIP324 encrypted transport: 1 advertises NODE_P2P_V2, accepts v2 and v1 inbound and opens v2 to peers that advertise it (falling back to v1); 0 speaks v1 only"`
+	NoConnect                   bool          `long:"noconnect" description:"Make no automatic outbound connections (only --addpeer, --connect and the addnode RPC)"`
+	WhiteBinds                  []string      `long:"whitebind" description:"Listen on [permissions@]address and grant the permissions to peers connecting there (permissions as --whitelist; default noban,mempool,relay,download); may be repeated"`
+	PeerTimeout                 int64         `long:"peertimeout" description:"Seconds a new connection may stay silent, or a peer may leave a ping unanswered, before it is dropped"`
+	ConnectTimeout              time.Duration `long:"connecttimeout" description:"Give up an outbound connection attempt, a proxy's handshake included, after this long (default 30s)"`
+	MaxSendBuffer               int           `long:"maxsendbuffer" description:"Per-peer send buffer in units of 1000 bytes: past it, answering the peer's requests waits until it reads (default 5000)"`
+	MaxUploadTarget             string        `long:"maxuploadtarget" description:"Try to keep outbound traffic under this much per 24 hours: a number with an optional unit (k, m, g, t in powers of 1000; K, M, G, T in powers of 1024; default M); 0 = no limit; peers with the download permission and recent blocks are exempt"`
+	NoDiscover                  bool          `long:"nodiscover" description:"Do not discover our own addresses from the network interfaces and peers"`
+	NoFixedSeeds                bool          `long:"nofixedseeds" description:"Do not use the built-in seed addresses when the DNS seeds give none"`
+	NoWhitelistRelay            bool          `long:"nowhitelistrelay" description:"Do not give whitelisted peers with default permissions the relay permission (accepting their transactions even under --blocksonly)"`
+	WhitelistForceRelay         bool          `long:"whitelistforcerelay" description:"Give whitelisted peers with default permissions the forcerelay permission (relaying their transactions even when already known)"`
+	NoNetworkActive             bool          `long:"nonetworkactive" description:"Start with P2P networking off (the setnetworkactive RPC turns it on)"`
 }
 
 type RPCOptions struct {
@@ -392,6 +395,7 @@ func DefaultConfig() Config {
 	cfg.V2Transport = "1"
 	cfg.I2PAcceptIncoming = "1"
 	cfg.TorControl = defaultTorControl
+	cfg.BlockReconstructionExtraTxn = netsync.DefaultExtraTxns
 	cfg.MaxTipAge = defaultMaxTipAgeSecs
 	cfg.CheckBlocks = 6
 	cfg.CheckLevel = 3

@@ -39,6 +39,9 @@ func (cfg *Config) validateP2P() error {
 	if cfg.PeerTimeout <= 0 {
 		return invalidf("--peertimeout: peertimeout must be a positive integer.")
 	}
+	if cfg.BlockReconstructionExtraTxn < 0 || cfg.BlockReconstructionExtraTxn > maxExtraTxns {
+		return invalidf("--blockreconstructionextratxn: must be from 0 to %d, got %d", maxExtraTxns, cfg.BlockReconstructionExtraTxn)
+	}
 	if cfg.ConnectTimeout < 0 {
 		return invalidf("--connecttimeout: must not be negative, got %v", cfg.ConnectTimeout)
 	}

@@ -366,6 +366,19 @@ func dialConfig(cfg *Config) connmgr.DialConfig {
 	return connmgr.DialConfig{CJDNS: cfg.CJDNSReachable, Proxies: cfg.proxies.dial(!cfg.NoProxyRandomize), Timeout: cfg.ConnectTimeout}
 }
 
+// maxExtraTxns bounds --blockreconstructionextratxn: each kept
+// transaction may take up to 100 kB.
+const maxExtraTxns = 10_000
+
+// extraTxns is netsync's ExtraTxns for --blockreconstructionextratxn,
+// where 0 means none.
+func extraTxns(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
 // maxSendBufferKB bounds --maxsendbuffer (in thousands of bytes): 1 GB
 // per peer is already far past any use.
 const maxSendBufferKB = 1_000_000

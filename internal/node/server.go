@@ -187,6 +187,7 @@ func newServer(cfg *Config) (_ *server, err error) {
 		Chain:      s.chain,
 		Mempool:    s.pool,
 		BlocksOnly: cfg.BlocksOnly,
+		ExtraTxns:  extraTxns(cfg.BlockReconstructionExtraTxn),
 		CacheUsage: func() (int64, int64) {
 			st := s.cache.Stats()
 			return st.MemUsage, st.MaxBytes
@@ -393,6 +394,11 @@ func (s *server) newMempool() {
 	mc.OnOrphanRejected = func(r mempool.RejectedOrphan) {
 		if s.sync != nil {
 			s.sync.OrphanRejected(r)
+		}
+	}
+	mc.OnReplaced = func(tx *wire.MsgTx) {
+		if s.sync != nil {
+			s.sync.AddExtraTx(tx) // its own lock only
 		}
 	}
 	s.pool = mempool.New(mc)

@@ -29,11 +29,12 @@ type partialBlock struct {
 }
 
 // newPartialBlock places the prefilled transactions of c and fills the
-// short ids from the pool (nil for none), as Core's InitData: an empty
-// block, a nil prefilled transaction or a prefilled index past the block
-// end is errBadCmpct; a duplicate short id in c is errCmpctCollision. A
-// short id that two pool transactions match is left missing.
-func newPartialBlock(c *wire.MsgCmpctBlock, pool *mempool.Pool) (*partialBlock, error) {
+// short ids from the pool (nil for none) and then the extra transactions
+// kept outside it, as Core's InitData: an empty block, a nil prefilled
+// transaction or a prefilled index past the block end is errBadCmpct; a
+// duplicate short id in c is errCmpctCollision. A short id that two
+// different transactions match is left missing.
+func newPartialBlock(c *wire.MsgCmpctBlock, pool *mempool.Pool, extra []extraTx) (*partialBlock, error) {
 	n := c.BlockTxCount()
 	if n == 0 || n > wire.MaxCmpctBlockTxs {
 		return nil, errBadCmpct
@@ -67,12 +68,12 @@ func newPartialBlock(c *wire.MsgCmpctBlock, pool *mempool.Pool) (*partialBlock, 
 		}
 		slot[id] = int32(i)
 	}
+	k0, k1 := c.SipHashKeys()
+	// ambiguous marks slots two transactions claim; they are requested
+	// rather than guessed.
+	var ambiguous map[int32]bool
+	found := 0
 	if pool != nil && pool.Count() > 0 {
-		k0, k1 := c.SipHashKeys()
-		// ambiguous marks slots two pool transactions claim; they are
-		// requested rather than guessed.
-		var ambiguous map[int32]bool
-		found := 0
 		for _, e := range pool.Entries() {
 			i, ok := slot[wire.ShortTxID(k0, k1, e.WTxID)]
 			if !ok || ambiguous[i] {
@@ -93,6 +94,29 @@ func newPartialBlock(c *wire.MsgCmpctBlock, pool *mempool.Pool) (*partialBlock, 
 				break
 			}
 		}
+	}
+	for _, x := range extra {
+		if found == len(c.ShortIDs) {
+			break
+		}
+		i, ok := slot[wire.ShortTxID(k0, k1, x.wtxid)]
+		if !ok || ambiguous[i] {
+			continue
+		}
+		if have := pb.txs[i]; have != nil {
+			// The same transaction from the pool is no collision.
+			if have.WitnessHash() != x.wtxid {
+				if ambiguous == nil {
+					ambiguous = make(map[int32]bool)
+				}
+				ambiguous[i] = true
+				pb.txs[i] = nil
+				found--
+			}
+			continue
+		}
+		pb.txs[i] = x.tx
+		found++
 	}
 	for i, tx := range pb.txs {
 		if tx == nil {
@@ -155,7 +179,7 @@ func (m *Manager) onCmpctBlock(p *peer.Peer, msg *wire.MsgCmpctBlock) {
 		m.onHeaders(p, &wire.MsgHeaders{Headers: []wire.BlockHeader{msg.Header}})
 		return
 	}
-	pb, err := newPartialBlock(msg, m.pool)
+	pb, err := newPartialBlock(msg, m.pool, m.extra.snapshot())
 	if errors.Is(err, errBadCmpct) {
 		p.Misbehaving(PenaltyBadCmpct, "invalid compact block")
 		return

@@ -471,7 +471,7 @@ func TestPartialBlock(t *testing.T) {
 	blk := f.mine(f.txs).Block
 	c := wire.NewMsgCmpctBlock(blk, 5)
 
-	pb, err := newPartialBlock(c, b.m.pool)
+	pb, err := newPartialBlock(c, b.m.pool, nil)
 	if err != nil || len(pb.missing) != 0 {
 		t.Fatalf("full pool: err %v, missing %v", err, pb.missing)
 	}
@@ -486,7 +486,7 @@ func TestPartialBlock(t *testing.T) {
 	dup := *c
 	dup.ShortIDs = append([]uint64(nil), c.ShortIDs...)
 	dup.ShortIDs[1] = dup.ShortIDs[0]
-	if _, err := newPartialBlock(&dup, b.m.pool); err != errCmpctCollision {
+	if _, err := newPartialBlock(&dup, b.m.pool, nil); err != errCmpctCollision {
 		t.Fatalf("duplicate short ids: %v", err)
 	}
 
@@ -495,7 +495,7 @@ func TestPartialBlock(t *testing.T) {
 		{Header: blk.Header, PrefilledTxs: []wire.PrefilledTx{{Index: 0}}},
 		{Header: blk.Header, ShortIDs: []uint64{1}, PrefilledTxs: []wire.PrefilledTx{{Index: 2, Tx: blk.Transactions[0]}}},
 	} {
-		if _, err := newPartialBlock(&bad, b.m.pool); err != errBadCmpct {
+		if _, err := newPartialBlock(&bad, b.m.pool, nil); err != errBadCmpct {
 			t.Fatalf("malformed %+v: %v", bad, err)
 		}
 	}
@@ -508,7 +508,7 @@ func TestPartialBlock(t *testing.T) {
 	k0, k1 := amb.SipHashKeys()
 	amb.ShortIDs[0] = wire.ShortTxID(k0, k1, f.txs[1].WitnessHash())
 	amb.ShortIDs[1] = wire.ShortTxID(k0, k1, f.txs[0].WitnessHash())
-	pb, err = newPartialBlock(&amb, b.m.pool)
+	pb, err = newPartialBlock(&amb, b.m.pool, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +537,7 @@ func FuzzPartialBlock(f *testing.F) {
 		if c.BtcDecode(b, wire.ProtocolVersion, wire.WitnessEncoding) != nil {
 			return
 		}
-		pb, err := newPartialBlock(&c, nil)
+		pb, err := newPartialBlock(&c, nil, nil)
 		if err != nil {
 			return
 		}
@@ -566,7 +566,7 @@ func BenchmarkPartialBlock(bm *testing.B) {
 	bm.ReportAllocs()
 	bm.ResetTimer()
 	for range bm.N {
-		pb, err := newPartialBlock(c, pool)
+		pb, err := newPartialBlock(c, pool, nil)
 		if err != nil || len(pb.missing) != 0 {
 			bm.Fatal(err)
 		}

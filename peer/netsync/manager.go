@@ -90,6 +90,11 @@ type Config struct {
 	// OnTxRejected, when set, is told why the mempool refused a relayed
 	// transaction (metrics).
 	OnTxRejected func(err error)
+	// ExtraTxns is how many transactions outside the mempool (refused,
+	// orphaned, replaced) are kept for compact block reconstruction;
+	// zero means DefaultExtraTxns, negative none
+	// (-blockreconstructionextratxn).
+	ExtraTxns int
 	// PresyncCommitPeriod and PresyncBuffer override the headers presync
 	// parameters (DefaultPresyncCommitPeriod, DefaultPresyncBuffer) when
 	// positive.
@@ -106,6 +111,7 @@ var ErrStopped = errors.New("netsync: manager stopped")
 // for concurrent use.
 type Manager struct {
 	cfg   Config
+	extra extraTxns // kept for compact blocks (extratxn.go)
 	chain *blockchain.BlockChain
 	pool  *mempool.Pool
 	log   btclog.Logger
@@ -285,7 +291,11 @@ func New(cfg Config) *Manager {
 	if cfg.Log == nil {
 		cfg.Log = btclog.Disabled
 	}
+	if cfg.ExtraTxns == 0 {
+		cfg.ExtraTxns = DefaultExtraTxns
+	}
 	m := &Manager{
+		extra:     extraTxns{max: cfg.ExtraTxns},
 		cfg:       cfg,
 		chain:     cfg.Chain,
 		pool:      cfg.Mempool,

@@ -258,6 +258,11 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	// asked for again, so the orphan could only sit until it expired.
 	rejectedParent := m.spendsRejected(tx)
 	_, orphaned, err := m.pool.ProcessTransaction(tx, poolPeerID(p), !rejectedParent)
+	if orphaned || (err != nil && !errors.Is(err, mempool.ErrConsensus)) {
+		// Not in our pool, but it may be in a block: kept for compact
+		// block reconstruction. An invalid one cannot be.
+		m.extra.add(tx)
+	}
 	if orphaned {
 		// bitcoind logs an orphan as not accepted too (its state is
 		// missing inputs) before keeping it.
