@@ -69,6 +69,13 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: %s\n", err)
 		return 1
 	}
+	child, wait := daemonChild()
+	if !child && (a.getBool("daemon", false) || a.getBool("daemonwait", false)) {
+		return daemonize(a.getBool("daemonwait", false), stdout, stderr)
+	}
+	if wait {
+		cfg.Bitcoind.OnStarted = reportStarted
+	}
 	if err := node.Run(cfg); err != nil {
 		fmt.Fprintln(stderr, node.ErrorLine(err))
 		return 1

@@ -277,8 +277,8 @@ var options = []option{
 	{name: "rpcworkqueue", arg: "<n>", help: "Set the maximum depth of the work queue to service RPC calls (default: 64)", group: gRPC, flags: debugOnly},
 	{name: "server", help: "Accept command line and JSON-RPC commands", group: gRPC},
 	{name: "ipcbind", arg: "<address>", help: "Bind to Unix socket address (not supported)", group: gHidden, disp: unsupported},
-	{name: "daemon", help: "Run in the background as a daemon (not supported)", group: gHidden, disp: unsupported, off: "0"},
-	{name: "daemonwait", help: "Wait for initialization to be finished before exiting (not supported)", group: gHidden, disp: unsupported, off: "0"},
+	{name: "daemon", help: "Run in the background as a daemon and accept commands (default: 0)", group: gOptions},
+	{name: "daemonwait", help: "Wait for initialization to be finished before exiting. This implies -daemon (default: 0)", group: gOptions},
 }
 
 var optionIndex = func() map[string]*option {

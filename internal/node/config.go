@@ -350,6 +350,9 @@ type BitcoindSettings struct {
 	// KeepDNSSeed means -dnsseed was given on, so -connect does not turn
 	// DNS seeding off as it does by default.
 	KeepDNSSeed bool
+	// OnStarted, when set, is called once the node has started (after
+	// "init message: Done loading"): -daemonwait's parent exits then.
+	OnStarted func()
 }
 
 // defaultTorControl is Tor's control port as bitcoind assumes it.

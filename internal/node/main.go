@@ -197,6 +197,9 @@ func Run(cfg *Config) error {
 	// Core's wording: tools wait for this line to know startup finished.
 	btcdLog.Info("init message: Done loading")
 	runNotifyCommand(cfg.StartupNotify, "")
+	if cfg.Bitcoind.OnStarted != nil {
+		cfg.Bitcoind.OnStarted()
+	}
 	<-interrupt
 	runNotifyCommand(cfg.ShutdownNotify, "")
 	srv.Stop()
