@@ -127,6 +127,7 @@ func buildConfig(a *args, datadir, confPath string) (*node.Config, error) {
 	case "signet":
 		cfg.SigNet = true
 		cfg.SignetChallenge = a.getList("signetchallenge")
+		cfg.SignetSeedNodes = a.getList("signetseednode")
 	case "regtest":
 		cfg.RegressionTest = true
 	}

@@ -179,6 +179,16 @@ func TestConnectionLimitOptions(t *testing.T) {
 	}
 }
 
+// -signetseednode reaches the node on signet only.
+func TestSignetSeedNodeOption(t *testing.T) {
+	if cfg := mustBuild(t, "", "-signet", "-signetseednode=a.example", "-signetseednode=b.example:1"); !slices.Equal(cfg.SignetSeedNodes, []string{"a.example", "b.example:1"}) {
+		t.Errorf("signet seeds %q", cfg.SignetSeedNodes)
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-signetseednode=a.example"); len(cfg.SignetSeedNodes) != 0 {
+		t.Errorf("regtest kept signet seeds %q", cfg.SignetSeedNodes)
+	}
+}
+
 // TestPersistMempoolV1: -persistmempoolv1 selects Core's version 1
 // mempool.dat, on the command line and in bitcoin.conf; it is off by
 // default.

@@ -238,7 +238,7 @@ var options = []option{
 	{name: "vbparams", arg: "deployment:start:end[:min_activation_height]", help: "Use given start/end times and min_activation_height for specified version bits deployment (regtest-only)", group: gChain, flags: debugOnly},
 	{name: "signet", help: "Use the signet chain. Equivalent to -chain=signet.", group: gChain},
 	{name: "signetchallenge", help: "Blocks must satisfy the given script to be considered valid (only for signet networks; defaults to the global default signet test network challenge)", group: gChain},
-	{name: "signetseednode", help: "Specify a seed node for the signet network (not supported)", group: gHidden, disp: unsupported},
+	{name: "signetseednode", help: "Specify a seed node for the signet network, in the hostname[:port] format, e.g. sig.net:1234 (may be used multiple times to specify multiple seed nodes; defaults to the global default signet test network seed node(s))", group: gChain},
 
 	// Relay.
 	{name: "acceptnonstdtxn", help: "Relay and mine \"non-standard\" transactions (test networks only; default: 0)", group: gRelay, flags: debugOnly},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -137,6 +138,7 @@ type NetworkOptions struct {
 	TestNet4              bool     `long:"testnet4" description:"Use the test network (testnet4)"`
 	SigNet                bool     `long:"signet" description:"Use the default signet test network"`
 	SignetChallenge       []string `long:"signetchallenge" description:"With --signet: the BIP325 challenge script (hex) blocks must satisfy, for a custom signet with its own network magic"`
+	SignetSeedNodes       []string `long:"signetseednode" description:"With --signet: a DNS seed of the signet, in place of the default signet's (a host name; a :port after it is ignored, as seeds answer with addresses at the network's port); may be repeated"`
 	RegressionTest        bool     `long:"regtest" description:"Use the regression test network"`
 	TestActivationHeights []string `long:"testactivationheight" description:"Set the activation height of a consensus rule as NAME@HEIGHT (segwit, bip34, dersig, cltv, csv); regtest only; may be repeated"`
 	VersionBitsParams     []string `long:"vbparams" description:"Set a version bits deployment's schedule as DEPLOYMENT:START:END[:MIN_ACTIVATION_HEIGHT] (testdummy, taproot; START/END are median times, -1 = always active, -2 = never); regtest only; may be repeated"`
@@ -689,6 +691,21 @@ func (cfg *Config) selectNetwork() error {
 			return invalidf("--signetchallenge: -signetchallenge must be hex, not '%s'.", cfg.SignetChallenge[0])
 		}
 		params = chaincfg.CustomSignetParams(challenge, nil)
+	}
+	if cfg.SigNet && len(cfg.SignetSeedNodes) > 0 {
+		// As bitcoind, the seeds given replace the network's.
+		params = params.Clone()
+		params.DNSSeeds = nil
+		for _, s := range cfg.SignetSeedNodes {
+			host := s
+			if h, _, err := net.SplitHostPort(s); err == nil {
+				host = h
+			}
+			if !validHost(host) || net.ParseIP(host) != nil {
+				return invalidf("--signetseednode: '%s' is not a host name", s)
+			}
+			params.DNSSeeds = append(params.DNSSeeds, chaincfg.DNSSeed{Host: host})
+		}
 	}
 
 	fastPrune := cfg.FastPrune && cfg.RegressionTest

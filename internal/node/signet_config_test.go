@@ -59,3 +59,26 @@ func TestSignetChallengeReported(t *testing.T) {
 		t.Errorf("generatetoaddress 0 on signet: %s", got)
 	}
 }
+
+// TestSignetSeedNodes: --signetseednode replaces the signet's DNS seeds,
+// on the default signet and on a custom one, without touching the shared
+// parameters; a port after the name is dropped; an address is refused.
+func TestSignetSeedNodes(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--signetchallenge=51"}} {
+		args := append([]string{"--signet", "--appdata=" + t.TempDir(), "--signetseednode=seed.example.org:38333", "--signetseednode=other.example"}, extra...)
+		cfg, err := loadConfig(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds := cfg.params.DNSSeeds
+		if len(seeds) != 2 || seeds[0].Host != "seed.example.org" || seeds[1].Host != "other.example" {
+			t.Errorf("%v: seeds %v", extra, seeds)
+		}
+	}
+	if len(chaincfg.SigNetParams.DNSSeeds) == 0 || chaincfg.SigNetParams.DNSSeeds[0].Host == "seed.example.org" {
+		t.Fatal("the default signet's seeds were changed")
+	}
+	if _, err := loadConfig([]string{"--signet", "--appdata=" + t.TempDir(), "--signetseednode=1.2.3.4"}); err == nil {
+		t.Error("an IP address accepted as a DNS seed")
+	}
+}
