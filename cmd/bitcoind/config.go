@@ -488,6 +488,7 @@ func applyConnection(a *args, cfg *node.Config) error {
 	case v != "":
 		cfg.OnionProxy = v
 	}
+	cfg.NatPMP = a.getBool("natpmp", false)
 	cfg.ListenOnion = a.getBool("listenonion", listen)
 	if !listen && !a.isSet("listenonion") {
 		b.StartupLog = append(b.StartupLog, "parameter interaction: -listen=0 -> setting -listenonion=0")

@@ -179,6 +179,16 @@ func TestConnectionLimitOptions(t *testing.T) {
 	}
 }
 
+// -natpmp reaches the node; it is off by default.
+func TestNatPMPOption(t *testing.T) {
+	if cfg := mustBuild(t, "", "-regtest", "-natpmp"); !cfg.NatPMP {
+		t.Error("-natpmp ignored")
+	}
+	if cfg := mustBuild(t, "", "-regtest"); cfg.NatPMP {
+		t.Error("-natpmp on by default")
+	}
+}
+
 // -signetseednode reaches the node on signet only.
 func TestSignetSeedNodeOption(t *testing.T) {
 	if cfg := mustBuild(t, "", "-signet", "-signetseednode=a.example", "-signetseednode=b.example:1"); !slices.Equal(cfg.SignetSeedNodes, []string{"a.example", "b.example:1"}) {
@@ -221,8 +231,7 @@ func TestUnsupportedOptions(t *testing.T) {
 		}
 	}
 	for argv, want := range map[string]string{
-		"-natpmp=1": "Invalid parameter -natpmp=1: not supported by this node",
-		"-upnp=1":   "Invalid parameter -upnp=1: not supported by this node",
+		"-upnp=1": "Invalid parameter -upnp=1: not supported by this node",
 	} {
 		_, err := build(t, "", "-regtest", argv)
 		if err == nil || err.Error() != want {
@@ -230,8 +239,8 @@ func TestUnsupportedOptions(t *testing.T) {
 		}
 	}
 	// In the config file too.
-	if _, err := build(t, "regtest=1\n[regtest]\nnatpmp=1\n"); err == nil || !strings.Contains(err.Error(), "-natpmp") {
-		t.Errorf("natpmp=1 in bitcoin.conf: %v", err)
+	if _, err := build(t, "regtest=1\n[regtest]\nupnp=1\n"); err == nil || !strings.Contains(err.Error(), "-upnp") {
+		t.Errorf("upnp=1 in bitcoin.conf: %v", err)
 	}
 }
 

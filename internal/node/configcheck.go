@@ -118,7 +118,7 @@ func (cfg *Config) validateP2P() error {
 	} else if len(cfg.Listeners) == 0 && len(cfg.WhiteBinds) == 0 {
 		cfg.Listeners = []string{net.JoinHostPort("", listenPort)}
 	}
-	return cfg.resolveOnionService() // proxies.go
+	return cfg.resolveListenServices() // proxies.go
 }
 
 // validateRPC checks the RPC options and fills the default listener.

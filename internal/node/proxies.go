@@ -167,13 +167,19 @@ func validHost(host string) bool {
 	return true
 }
 
-// resolveOnionService settles --listenonion once the listeners are known.
-// A node that does not listen publishes no service (bitcoind's "-listen=0
-// -> setting -listenonion=0"). The service forwards to --onionbind (an
+// resolveListenServices settles --listenonion and --natpmp once the
+// listeners are known. A node that does not listen maps no port and
+// publishes no service (bitcoind's "-listen=0 -> setting -natpmp=0" and
+// "-listenonion=0"). The service forwards to --onionbind (an
 // onion bind, listened on, whose inbound peers are onion peers), else to
 // the first listener, as bitcoind's onion target: its first
 // -bind=...=onion, else its first -bind.
-func (cfg *Config) resolveOnionService() error {
+func (cfg *Config) resolveListenServices() error {
+	if cfg.DisableListen {
+		// Nothing to forward to: bitcoind's "-listen=0 -> setting
+		// -natpmp=0".
+		cfg.NatPMP = false
+	}
 	if !cfg.ListenOnion {
 		return nil
 	}

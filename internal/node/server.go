@@ -486,7 +486,8 @@ func (s *server) Start() {
 		// and writes are what bitcoind's net thread does.
 		cmgrLog.Info("net thread start")
 		s.cm.Start()
-		s.startTorControl() // tor.go
+		s.startTorControl()  // tor.go
+		s.startPortMapping() // portmap.go
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

@@ -105,10 +105,11 @@ func (m *Manager) AddFixedSeeds(seeds []netip.AddrPort) int {
 	return n
 }
 
-// Local address scores: an address given with --externalip beats one we
-// learned from peers.
+// Local address scores: an address given with --externalip beats one the
+// gateway mapped for us (--natpmp), which beats one we learned from peers.
 const (
 	LocalScoreManual = 4
+	LocalScoreMapped = 3
 	LocalScorePeer   = 1
 )
 
