@@ -489,6 +489,7 @@ func applyConnection(a *args, cfg *node.Config) error {
 		cfg.OnionProxy = v
 	}
 	cfg.NatPMP = a.getBool("natpmp", false)
+	cfg.NoDNS = !a.getBool("dns", true)
 	cfg.ListenOnion = a.getBool("listenonion", listen)
 	if !listen && !a.isSet("listenonion") {
 		b.StartupLog = append(b.StartupLog, "parameter interaction: -listen=0 -> setting -listenonion=0")

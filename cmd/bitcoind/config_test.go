@@ -179,6 +179,16 @@ func TestConnectionLimitOptions(t *testing.T) {
 	}
 }
 
+// -dns=0 reaches the node as --nodns.
+func TestDNSOption(t *testing.T) {
+	if cfg := mustBuild(t, "", "-regtest", "-dns=0"); !cfg.NoDNS {
+		t.Error("-dns=0 ignored")
+	}
+	if cfg := mustBuild(t, "", "-regtest"); cfg.NoDNS {
+		t.Error("lookups off by default")
+	}
+}
+
 // -natpmp reaches the node; it is off by default.
 func TestNatPMPOption(t *testing.T) {
 	if cfg := mustBuild(t, "", "-regtest", "-natpmp"); !cfg.NatPMP {
@@ -222,7 +232,6 @@ func TestUnsupportedOptions(t *testing.T) {
 		{"-regtest", "-natpmp=0"},
 		{"-regtest", "-nolistenonion"},
 		{"-regtest", "-blocksxor=0"},
-		{"-regtest", "-dns=1"},
 		{"-regtest", "-i2psam=127.0.0.1:7656", "-i2pacceptincoming=0"},
 		{"-regtest", "-wallet=w1", "-fallbackfee=0.1"}, // wallet options, as a build without one
 	} {

@@ -112,7 +112,7 @@ var options = []option{
 	{name: "cjdnsreachable", help: "If set, then this host is configured for CJDNS (connecting to fc00::/8 addresses would lead us to the CJDNS network) (default: 0)", group: gConnection},
 	{name: "connect", arg: "<ip>", help: "Connect only to the specified node; -noconnect disables automatic connections. This option can be specified multiple times to connect to multiple nodes.", group: gConnection, flags: networkOnly},
 	{name: "discover", help: "Discover own IP addresses (default: 1 when listening and no -externalip or -proxy)", group: gConnection},
-	{name: "dns", help: "Allow DNS lookups for -addnode, -seednode and -connect (only 1 is supported)", group: gHidden, disp: unsupported, off: "1"},
+	{name: "dns", help: "Allow DNS lookups for -addnode, -seednode and -connect (default: 1)", group: gConnection},
 	{name: "dnsseed", help: "Query for peer addresses via DNS lookup, if low on addresses (default: 1 unless -connect used or -maxconnections=0)", group: gConnection},
 	{name: "externalip", arg: "<ip>", help: "Specify your own public address", group: gConnection},
 	{name: "fixedseeds", help: "Allow fixed seeds if DNS seeds don't provide peers (default: 1)", group: gConnection},

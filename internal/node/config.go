@@ -167,6 +167,7 @@ type P2POptions struct {
 	NetProxies        []string      `long:"netproxy" description:"Proxy for one network only, applied after --proxy: ADDR=NET with NET one of ipv4, ipv6, onion (or tor), cjdns; ADDR 0 removes that network's proxy (ipv4 and ipv6 also set the proxy for host names); may be repeated"`
 	OnionProxy        string        `long:"onion" description:"Connect to tor hidden services via SOCKS5 proxy (eg. 127.0.0.1:9050)"`
 	NoOnion           bool          `long:"noonion" description:"Disable connecting to tor hidden services, whatever --proxy says"`
+	NoDNS             bool          `long:"nodns" description:"Resolve no host names for --connect, --addpeer, --seednode and the addnode RPC (they are reached only through a --proxy, which resolves them); proxies must be given as addresses"`
 	NatPMP            bool          `long:"natpmp" description:"Ask the default gateway to forward the listening port (PCP, else NAT-PMP) and advertise the public address it gives"`
 	ListenOnion       bool          `long:"listenonion" description:"Publish this node as a Tor onion service through Tor's control port (--torcontrol), and reach onion peers through Tor's SOCKS port unless --onion is set"`
 	TorControl        string        `long:"torcontrol" description:"Tor control port for --listenonion (host:port; default: 127.0.0.1:9051)"`

@@ -361,9 +361,9 @@ func (s *server) dialConfig() connmgr.DialConfig {
 }
 
 // dialConfig builds the outbound dialer options from the proxy options
-// (proxies.go), --cjdnsreachable and --connecttimeout.
+// (proxies.go), --cjdnsreachable, --connecttimeout and --nodns.
 func dialConfig(cfg *Config) connmgr.DialConfig {
-	return connmgr.DialConfig{CJDNS: cfg.CJDNSReachable, Proxies: cfg.proxies.dial(!cfg.NoProxyRandomize), Timeout: cfg.ConnectTimeout}
+	return connmgr.DialConfig{CJDNS: cfg.CJDNSReachable, Proxies: cfg.proxies.dial(!cfg.NoProxyRandomize), Timeout: cfg.ConnectTimeout, NoNameLookup: cfg.NoDNS}
 }
 
 // maxExtraTxns bounds --blockreconstructionextratxn: each kept

@@ -27,7 +27,7 @@ const maxUnixPath = 107
 // first, with bitcoind's messages.
 func (cfg *Config) resolveProxies() error {
 	var np netProxies
-	p, err := proxyAddr("--proxy", "-proxy", cfg.Proxy)
+	p, err := cfg.proxyAddr("--proxy", "-proxy", cfg.Proxy)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (cfg *Config) resolveProxies() error {
 		case i == len(v)-1:
 			return invalidf("--netproxy: Invalid -proxy address or hostname, ends with '=': '%s'", v)
 		}
-		p, err := proxyAddr("--netproxy", "-proxy", v[:i])
+		p, err := cfg.proxyAddr("--netproxy", "-proxy", v[:i])
 		if err != nil {
 			return err
 		}
@@ -63,11 +63,11 @@ func (cfg *Config) resolveProxies() error {
 	case cfg.NoOnion || cfg.OnionProxy == "0":
 		np.onion = ""
 	case cfg.OnionProxy != "":
-		if np.onion, err = proxyAddr("--onion", "-onion", cfg.OnionProxy); err != nil {
+		if np.onion, err = cfg.proxyAddr("--onion", "-onion", cfg.OnionProxy); err != nil {
 			return err
 		}
 	}
-	if _, err := proxyAddr("--i2psam", "-i2psam", cfg.I2PSAM); err != nil {
+	if _, err := cfg.proxyAddr("--i2psam", "-i2psam", cfg.I2PSAM); err != nil {
 		return err
 	}
 	cfg.proxies = np
@@ -94,8 +94,9 @@ func (np netProxies) dial(randomize bool) connmgr.Proxies {
 // proxyAddr checks a proxy address given to flag (bitcoind's option
 // core) and returns it as the node uses and shows it: host:port with
 // bitcoind's default port 9050 filled in, or unix:path. "" and "0" mean
-// no proxy.
-func proxyAddr(flag, core, addr string) (string, error) {
+// no proxy. Under --nodns a host name is refused, as bitcoind's -dns=0
+// does: it would need a lookup.
+func (cfg *Config) proxyAddr(flag, core, addr string) (string, error) {
 	if addr == "" || addr == "0" {
 		return "", nil
 	}
@@ -109,7 +110,7 @@ func proxyAddr(flag, core, addr string) (string, error) {
 	if !ok {
 		return "", invalidf("%s: Invalid port specified in %s: '%s'", flag, core, addr)
 	}
-	if !validHost(host) {
+	if _, err := netip.ParseAddr(host); !validHost(host) || (cfg.NoDNS && err != nil) {
 		return "", invalidf("%s: Invalid %s address or hostname: '%s'", flag, core, addr)
 	}
 	if port == "" {

@@ -106,3 +106,19 @@ func TestOnlyNetUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// Under --nodns a proxy must be given as an address, as under bitcoind's
+// -dns=0; the dialer then refuses names no proxy resolves.
+func TestNoDNSProxies(t *testing.T) {
+	cfg := &Config{P2POptions: P2POptions{Proxy: "localhost:9050", NoDNS: true}}
+	if err := cfg.resolveProxies(); err == nil || ErrorText(err) != "Invalid -proxy address or hostname: 'localhost:9050'" {
+		t.Fatalf("a proxy host name under --nodns: %v", err)
+	}
+	cfg = &Config{P2POptions: P2POptions{Proxy: "127.0.0.1:9050", NoDNS: true}}
+	if err := cfg.resolveProxies(); err != nil {
+		t.Fatal(err)
+	}
+	if !dialConfig(cfg).NoNameLookup {
+		t.Fatal("the dialer still looks names up")
+	}
+}

@@ -259,6 +259,9 @@ func (s *server) addExternalIPs() {
 		ips := []netip.Addr{}
 		if ip, err := netip.ParseAddr(host); err == nil {
 			ips = append(ips, ip)
+		} else if s.cfg.NoDNS {
+			srvrLog.Warnf("--externalip %s: a host name, and --nodns forbids looking it up", a)
+			continue
 		} else {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			ips, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host)

@@ -34,6 +34,9 @@ const (
 	// ErrNoOnionProxy means a .onion address was dialed with no proxy
 	// configured to reach it.
 	ErrNoOnionProxy = ErrorKind("no proxy for .onion addresses")
+	// ErrNameLookup means a host name was dialed with lookups disabled
+	// (--nodns) and no proxy to resolve it.
+	ErrNameLookup = ErrorKind("host name lookups are disabled")
 	// ErrNoI2PSession means a .b32.i2p address was dialed with no SAM
 	// bridge configured (--i2psam) to reach it.
 	ErrNoI2PSession = ErrorKind("no I2P SAM bridge for .b32.i2p addresses")
@@ -171,6 +174,9 @@ type DialConfig struct {
 	TorSOCKS func() *Proxy
 	// Timeout bounds each connection attempt; zero means 30 seconds.
 	Timeout time.Duration
+	// NoNameLookup refuses host names that no proxy resolves (--nodns),
+	// rather than looking them up.
+	NoNameLookup bool
 	// CJDNS: fc00::/8 addresses are CJDNS peers (--cjdnsreachable),
 	// reached through Proxies.CJDNS or directly.
 	CJDNS bool
@@ -235,6 +241,9 @@ func NewDialer(cfg DialConfig) DialFunc {
 		}
 		if p := cfg.proxyFor(host); p != nil {
 			return p.DialContext(ctx, "tcp", addr)
+		}
+		if _, err := netip.ParseAddr(host); err != nil && cfg.NoNameLookup {
+			return nil, fmt.Errorf("%w: %s", ErrNameLookup, addr)
 		}
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", addr)

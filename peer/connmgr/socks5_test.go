@@ -394,3 +394,29 @@ func TestDialerCJDNSThroughProxy(t *testing.T) {
 		t.Fatalf("proxy asked for %s", got)
 	}
 }
+
+// With NoNameLookup a host name is refused unless a proxy resolves it;
+// addresses still dial.
+func TestDialerNoNameLookup(t *testing.T) {
+	d := NewDialer(DialConfig{NoNameLookup: true, Timeout: time.Second})
+	if _, err := d(context.Background(), "node.example:8333"); !errors.Is(err, ErrNameLookup) {
+		t.Fatalf("a name dialed with lookups off: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if c, err := d(context.Background(), l.Addr().String()); err != nil {
+		t.Fatalf("an address with lookups off: %v", err)
+	} else {
+		c.Close()
+	}
+	s := startSocks(t, "", "", 0)
+	d = NewDialer(DialConfig{NoNameLookup: true, Proxies: Proxies{Name: &Proxy{Addr: s.l.Addr().String()}}, Timeout: 5 * time.Second})
+	if c, err := d(context.Background(), "node.example:8333"); err != nil {
+		t.Fatalf("a name through the name proxy: %v", err)
+	} else {
+		c.Close()
+	}
+}
