@@ -489,7 +489,21 @@ func applyConnection(a *args, cfg *node.Config) error {
 		cfg.OnionProxy = v
 	}
 	cfg.NatPMP = a.getBool("natpmp", false)
+	if a.isSet("upnp") {
+		// bitcoind 29 dropped UPnP; its -upnp stands in for -natpmp
+		// when that is not set, with a warning.
+		v := a.getString("upnp", "")
+		msg := ""
+		if !a.isSet("natpmp") {
+			cfg.NatPMP = a.getBool("upnp", false)
+			msg = fmt.Sprintf(" Substituting '-natpmp=%s'.", v)
+		}
+		b.StartupLog = append(b.StartupLog, fmt.Sprintf("Warning: Option '-upnp=%s' is given but UPnP support was dropped in version 29.0.%s", v, msg))
+	}
 	cfg.NoDNS = !a.getBool("dns", true)
+	if !listen && a.isSet("listenonion") && a.getBool("listenonion", false) {
+		return fmt.Errorf("Cannot set -listen=0 together with -listenonion=1")
+	}
 	cfg.ListenOnion = a.getBool("listenonion", listen)
 	if !listen && !a.isSet("listenonion") {
 		b.StartupLog = append(b.StartupLog, "parameter interaction: -listen=0 -> setting -listenonion=0")

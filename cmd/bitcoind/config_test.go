@@ -189,6 +189,22 @@ func TestDNSOption(t *testing.T) {
 	}
 }
 
+// bitcoind 29 dropped UPnP: -upnp stands in for an unset -natpmp, with
+// a warning in the log; -listenonion=1 with -listen=0 is refused.
+func TestUPnPAndListenOnion(t *testing.T) {
+	cfg := mustBuild(t, "", "-regtest", "-upnp=1")
+	if !cfg.NatPMP || !slices.Contains(cfg.Bitcoind.StartupLog, "Warning: Option '-upnp=1' is given but UPnP support was dropped in version 29.0. Substituting '-natpmp=1'.") {
+		t.Errorf("-upnp=1: natpmp %v, log %q", cfg.NatPMP, cfg.Bitcoind.StartupLog)
+	}
+	cfg = mustBuild(t, "", "-regtest", "-upnp=1", "-natpmp=0")
+	if cfg.NatPMP || !slices.Contains(cfg.Bitcoind.StartupLog, "Warning: Option '-upnp=1' is given but UPnP support was dropped in version 29.0.") {
+		t.Errorf("-upnp=1 -natpmp=0: natpmp %v, log %q", cfg.NatPMP, cfg.Bitcoind.StartupLog)
+	}
+	if _, err := build(t, "", "-regtest", "-listen=0", "-listenonion=1"); err == nil || err.Error() != "Cannot set -listen=0 together with -listenonion=1" {
+		t.Errorf("-listen=0 -listenonion=1: %v", err)
+	}
+}
+
 // -natpmp reaches the node; it is off by default.
 func TestNatPMPOption(t *testing.T) {
 	if cfg := mustBuild(t, "", "-regtest", "-natpmp"); !cfg.NatPMP {
@@ -240,7 +256,7 @@ func TestUnsupportedOptions(t *testing.T) {
 		}
 	}
 	for argv, want := range map[string]string{
-		"-upnp=1": "Invalid parameter -upnp=1: not supported by this node",
+		"-ipcbind=unix": "Invalid parameter -ipcbind=unix: not supported by this node",
 	} {
 		_, err := build(t, "", "-regtest", argv)
 		if err == nil || err.Error() != want {
@@ -248,8 +264,8 @@ func TestUnsupportedOptions(t *testing.T) {
 		}
 	}
 	// In the config file too.
-	if _, err := build(t, "regtest=1\n[regtest]\nupnp=1\n"); err == nil || !strings.Contains(err.Error(), "-upnp") {
-		t.Errorf("upnp=1 in bitcoin.conf: %v", err)
+	if _, err := build(t, "regtest=1\n[regtest]\nipcbind=unix\n"); err == nil || !strings.Contains(err.Error(), "-ipcbind") {
+		t.Errorf("ipcbind=unix in bitcoin.conf: %v", err)
 	}
 }
 

@@ -140,7 +140,7 @@ var options = []option{
 	{name: "peertimeout", arg: "<n>", help: "Specify a p2p connection timeout delay in seconds. After connecting to a peer, wait this amount of time before considering disconnection based on inactivity (minimum: 1, default: 60)", group: gDebug, flags: debugOnly},
 	{name: "torcontrol", arg: "<ip>:<port>", help: "Tor control host and port to use if onion listening enabled (default: 127.0.0.1:9051)", group: gConnection},
 	{name: "torpassword", arg: "<pass>", help: "Tor control port password (default: empty)", group: gConnection},
-	{name: "upnp", help: "", group: gHidden, disp: unsupported, off: "0"},
+	{name: "upnp", help: "", group: gHidden},
 	{name: "natpmp", help: "Use PCP or NAT-PMP to map the listening port (default: 0)", group: gConnection},
 	{name: "whitebind", arg: "<[permissions@]addr>", help: "Bind to the given address and add permission flags to the peers connecting to it. Use [host]:port notation for IPv6. Allowed permissions: bloomfilter, noban, forcerelay, relay, mempool, download, addr. Specify multiple permissions separated by commas (default: download,noban,mempool,relay). Can be specified multiple times.", group: gConnection},
 	{name: "whitelist", arg: "<[permissions@]IP address or network>", help: "Add permission flags to the peers using the given IP address (e.g. 1.2.3.4) or CIDR-notated network (e.g. 1.2.3.0/24). Uses the same permissions as -whitebind. Additional flags \"in\" and \"out\" control whether permissions apply to incoming connections and/or manual (default: incoming only). Can be specified multiple times.", group: gConnection},
