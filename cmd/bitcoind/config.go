@@ -549,6 +549,9 @@ func applyConnection(a *args, cfg *node.Config) error {
 		}
 		cfg.PeerTimeout = n
 	}
+	if a.isSet("maxorphantx") {
+		cfg.MaxOrphanTx = int(min(max(a.getInt("maxorphantx", 100), 0), 100_000))
+	}
 	if a.isSet("blockreconstructionextratxn") {
 		cfg.BlockReconstructionExtraTxn = int(min(max(a.getInt("blockreconstructionextratxn", 0), 0), 10_000))
 	}

@@ -171,6 +171,12 @@ func TestConnectionLimitOptions(t *testing.T) {
 	if cfg.MaxSendBuffer != 1 || cfg.ConnectTimeout != 0 {
 		t.Errorf("zeros: maxsendbuffer %d, connect timeout %v", cfg.MaxSendBuffer, cfg.ConnectTimeout)
 	}
+	if cfg := mustBuild(t, "", "-regtest", "-maxorphantx=7"); cfg.MaxOrphanTx != 7 {
+		t.Errorf("-maxorphantx: %d", cfg.MaxOrphanTx)
+	}
+	if cfg := mustBuild(t, "", "-regtest", "-maxorphantx=-5"); cfg.MaxOrphanTx != 0 {
+		t.Errorf("-maxorphantx=-5: %d, want 0 as bitcoind", cfg.MaxOrphanTx)
+	}
 	if cfg := mustBuild(t, "", "-regtest", "-blockreconstructionextratxn=7"); cfg.BlockReconstructionExtraTxn != 7 {
 		t.Errorf("-blockreconstructionextratxn: %d", cfg.BlockReconstructionExtraTxn)
 	}

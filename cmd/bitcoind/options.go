@@ -88,7 +88,7 @@ var options = []option{
 	{name: "allowignoredconf", help: "For backwards compatibility, treat an unused bitcoin.conf file in the datadir as a warning, not an error.", group: gOptions, disp: output},
 	{name: "loadblock", arg: "<file>", help: "Imports blocks from external file on startup", group: gOptions},
 	{name: "maxmempool", arg: "<n>", help: "Keep the transaction memory pool below <n> megabytes (default: 300)", group: gOptions},
-	{name: "maxorphantx", arg: "<n>", help: "Keep at most <n> unconnectable transactions in memory (not supported)", group: gHidden, disp: unsupported},
+	{name: "maxorphantx", arg: "<n>", help: "Keep at most <n> unconnectable transactions in memory (default: 100)", group: gOptions},
 	{name: "mempoolexpiry", arg: "<n>", help: "Do not keep transactions in the mempool longer than <n> hours (default: 336)", group: gOptions},
 	{name: "minimumchainwork", arg: "<hex>", help: "Minimum work assumed to exist on a valid chain in hex (default: the network's built-in value)", group: gOptions, flags: debugOnly},
 	{name: "par", arg: "<n>", help: "Set the number of script verification threads (0 = auto, up to 256, <0 = leave that many cores free, default: 0)", group: gOptions},

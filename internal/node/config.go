@@ -17,6 +17,7 @@ import (
 
 	"github.com/btcnode/btcd/chaincfg"
 	"github.com/btcnode/btcd/internal/mining"
+	"github.com/btcnode/btcd/mempool"
 	"github.com/btcnode/btcd/peer"
 	"github.com/btcnode/btcd/peer/netsync"
 	"github.com/btcnode/btcd/wire"
@@ -178,6 +179,7 @@ type P2POptions struct {
 	I2PAcceptIncoming string        `long:"i2pacceptincoming" optional:"yes" optional-value:"1" description:"With --i2psam: 1 keeps a persistent I2P address (key in i2p_private_key in the data directory) and accepts inbound I2P peers; 0 uses throwaway addresses for outbound connections only"`
 	BlocksOnly        bool          `long:"blocksonly" description:"Do not accept transactions from remote peers"`
 	// BlockReconstructionExtraTxn is bitcoind's -blockreconstructionextratxn.
+	MaxOrphanTx                 int           `long:"maxorphantx" description:"Keep at most this many transactions whose inputs are missing, waiting for their parents (default 100)"`
 	BlockReconstructionExtraTxn int           `long:"blockreconstructionextratxn" description:"Keep this many transactions that are not in the mempool (refused, orphaned, replaced) to rebuild compact blocks from (0: none; default 100)"`
 	PeerBloomFilters            bool          `long:"peerbloomfilters" description:"Serve BIP37 bloom-filtered connections (filterload, filtered blocks, mempool requests) and advertise NODE_BLOOM"`
 	TxReconciliation            bool          `long:"txreconciliation" description:"Take part in the BIP330 (Erlay) handshake: announce sendtxrcncl to peers that relay transactions and register theirs (reconciliation rounds are not run)"`
@@ -404,6 +406,7 @@ func DefaultConfig() Config {
 	cfg.I2PAcceptIncoming = "1"
 	cfg.TorControl = defaultTorControl
 	cfg.BlockReconstructionExtraTxn = netsync.DefaultExtraTxns
+	cfg.MaxOrphanTx = mempool.DefaultOrphanLimits().MaxCount
 	cfg.MaxTipAge = defaultMaxTipAgeSecs
 	cfg.CheckBlocks = 6
 	cfg.CheckLevel = 3

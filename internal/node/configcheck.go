@@ -39,6 +39,9 @@ func (cfg *Config) validateP2P() error {
 	if cfg.PeerTimeout <= 0 {
 		return invalidf("--peertimeout: peertimeout must be a positive integer.")
 	}
+	if cfg.MaxOrphanTx < 0 || cfg.MaxOrphanTx > maxOrphanTx {
+		return invalidf("--maxorphantx: must be from 0 to %d, got %d", maxOrphanTx, cfg.MaxOrphanTx)
+	}
 	if cfg.BlockReconstructionExtraTxn < 0 || cfg.BlockReconstructionExtraTxn > maxExtraTxns {
 		return invalidf("--blockreconstructionextratxn: must be from 0 to %d, got %d", maxExtraTxns, cfg.BlockReconstructionExtraTxn)
 	}

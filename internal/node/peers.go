@@ -366,6 +366,10 @@ func dialConfig(cfg *Config) connmgr.DialConfig {
 	return connmgr.DialConfig{CJDNS: cfg.CJDNSReachable, Proxies: cfg.proxies.dial(!cfg.NoProxyRandomize), Timeout: cfg.ConnectTimeout, NoNameLookup: cfg.NoDNS}
 }
 
+// maxOrphanTx bounds --maxorphantx; the orphans' total weight stays
+// bounded by the pool's own limit whatever the count.
+const maxOrphanTx = 100_000
+
 // maxExtraTxns bounds --blockreconstructionextratxn: each kept
 // transaction may take up to 100 kB.
 const maxExtraTxns = 10_000

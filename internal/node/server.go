@@ -369,6 +369,14 @@ func (s *server) newMempool() {
 	mc.MaxMempoolBytes = int64(cfg.MaxMempool) * 1_000_000
 	mc.Expiry = time.Duration(cfg.MempoolExpiry) * time.Hour
 	mc.CoinbaseMaturity = cfg.params.CoinbaseMaturity
+	// -maxorphantx bounds the orphan pool's count; one peer may still
+	// fill it (Core's per-peer share is the whole pool). The pool reads
+	// a zero count as its default, so none at all is -1.
+	mc.Orphans = mempool.DefaultOrphanLimits()
+	mc.Orphans.MaxCount, mc.Orphans.MaxPerPeer = cfg.MaxOrphanTx, cfg.MaxOrphanTx
+	if cfg.MaxOrphanTx == 0 {
+		mc.Orphans.MaxCount, mc.Orphans.MaxPerPeer = -1, -1
+	}
 	// A node that ignores relayed transactions keeps no fee estimator,
 	// as bitcoind with -blocksonly: it would learn only from its own.
 	if !cfg.BlocksOnly {
