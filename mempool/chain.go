@@ -30,17 +30,24 @@ func (p *Pool) BlockConnected(block *wire.MsgBlock, height int32) {
 		}
 		p.est.ProcessBlock(height, ct)
 	}
-	p.removeSet(confirmed, removeBlock)
+	// In block order, as bitcoind: each transaction leaves, then what
+	// double-spends it, so the sequence numbers of ZMQ's removals match.
+	var one [1]*Entry
 	var conflicts []*Entry
 	for i, tx := range block.Transactions {
+		if e, ok := p.byTxID[txids[i]]; ok {
+			one[0] = e
+			p.removeSet(one[:], removeBlock)
+		}
+		conflicts = conflicts[:0]
 		for j := range tx.TxIn {
 			if c, ok := p.spends[tx.TxIn[j].PreviousOutPoint]; ok && c.TxID != txids[i] && !containsPtr(conflicts, c) {
 				conflicts = append(conflicts, c)
 			}
 		}
-	}
-	if len(conflicts) > 0 {
-		p.removeSet(p.withDescendants(conflicts), removeConflict)
+		if len(conflicts) > 0 {
+			p.removeSet(p.withDescendants(conflicts), removeConflict)
+		}
 	}
 	if n := p.orphans.removeForBlock(block, txids); n > 0 {
 		log.Debugf("Erased %d orphan transaction(s) included or conflicted by block", n)
@@ -126,7 +133,10 @@ const maxReorgPendingBytes = 20_000_000
 func (p *Pool) readdLocked(txs []reorgTx, keep bool) {
 	p.reorgPending, p.reorgPendingBytes = nil, 0
 	for _, rt := range txs {
-		_, err := p.acceptLocked(rt.tx, AcceptOptions{BypassLimits: true, Time: rt.time})
+		res, err := p.acceptLocked(rt.tx, AcceptOptions{BypassLimits: true, Time: rt.time})
+		if err == nil && p.cfg.OnReaccept != nil {
+			p.cfg.OnReaccept(res.Entry.Tx, res.Entry.Sequence)
+		}
 		if err != nil && !(keep && IsMissingInputs(err)) {
 			log.Debugf("Transaction %s not returned to the mempool after a reorg: %v", rt.tx.TxHash(), err)
 		}

@@ -47,6 +47,12 @@ type Config struct {
 	// its removal took. It runs with the pool lock held, so it must not
 	// call back into the pool: the ZMQ publisher only queues a message.
 	OnRemove func(txid wire.Hash, sequence uint64)
+	// OnReaccept, when set, is told of each transaction a reorg returns
+	// to the pool, with its new sequence number, in order with OnRemove
+	// (bitcoind publishes both on ZMQ). It runs with the pool lock held,
+	// as OnRemove. Such transactions are not relayed again, as in
+	// bitcoind, so OnAccept is not called for them.
+	OnReaccept func(tx *wire.MsgTx, sequence uint64)
 	// OnReplaced, when set, is given each transaction a replacement
 	// evicted (the compact-block reconstruction keeps it: the old one
 	// may still be mined). It runs with the pool lock held, as OnRemove.
@@ -215,6 +221,10 @@ func New(cfg Config) *Pool {
 		spends:  make(map[wire.OutPoint]*Entry),
 		est:     cfg.FeeEstimator,
 		deltas:  make(map[wire.Hash]int64),
+		// bitcoind's mempool sequence starts at 1: the first
+		// transaction's ZMQ "A" message carries 1, and an empty pool's
+		// mempool_sequence is 1.
+		sequence: 1,
 	}
 	p.orphans.init(cfg.Orphans)
 	return p
