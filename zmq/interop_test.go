@@ -54,6 +54,7 @@ func TestLibzmqInterop(t *testing.T) {
 
 	block := testBlock()
 	n.BlockConnected(block) // rawtx ×2, sequence C, hashblock
+	n.TipChanged()
 	want := []string{
 		hexFrames("rawtx", block.Transactions[0].AppendTo(nil, true), 0),
 		hexFrames("rawtx", block.Transactions[1].AppendTo(nil, true), 1),

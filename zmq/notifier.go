@@ -42,6 +42,14 @@ type Notifier struct {
 	byTopic [numTopics][]*publisher
 	socks   []*pubSocket
 	syncing atomic.Bool
+	// tip is the last block connected since the last TipChanged, whose
+	// hashblock and rawblock that call publishes (rawblock serialized
+	// when connected, only if someone listens).
+	tip struct {
+		hash wire.Hash
+		raw  []byte
+		ok   bool
+	}
 }
 
 // New validates cfg, binds every publisher address and returns the
@@ -215,8 +223,10 @@ func (n *Notifier) SetSyncing(syncing bool) {
 }
 
 // BlockConnected publishes a block connected to the main chain: hashtx and
-// rawtx for each of its transactions, sequence 'C', then (unless syncing)
-// hashblock and rawblock. The block must not be modified during the call.
+// rawtx for each of its transactions and sequence 'C'. Its hashblock and
+// rawblock wait for TipChanged: as bitcoind, those topics announce the
+// new tip once per chain update, not every block a reorg connects. The
+// block must not be modified during the call.
 func (n *Notifier) BlockConnected(block *wire.MsgBlock) {
 	if n == nil {
 		return
@@ -229,12 +239,32 @@ func (n *Notifier) BlockConnected(block *wire.MsgBlock) {
 	n.blockTxs(block)
 	hash := block.BlockHash()
 	n.sequence(hash, LabelBlockConnected, 0, false)
+	n.tip.hash, n.tip.ok, n.tip.raw = hash, true, n.tip.raw[:0]
+	if n.wants(topicRawBlock) {
+		n.tip.raw = block.AppendTo(n.tip.raw, true)
+	}
+}
+
+// TipChanged publishes hashblock and rawblock for the tip a chain update
+// ended on, when that update connected blocks and the node is not in
+// initial block download; an update that only disconnected blocks
+// publishes nothing, as in bitcoind.
+func (n *Notifier) TipChanged() {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed || !n.tip.ok {
+		return
+	}
+	n.tip.ok = false
 	if n.syncing.Load() {
 		return
 	}
-	n.hash(topicHashBlock, hash)
-	if n.wants(topicRawBlock) {
-		n.emit(topicRawBlock, block.AppendTo(make([]byte, 0, block.SerializeSize()), true))
+	n.hash(topicHashBlock, n.tip.hash)
+	if n.wants(topicRawBlock) && len(n.tip.raw) > 0 {
+		n.emit(topicRawBlock, append([]byte(nil), n.tip.raw...))
 	} else {
 		n.emit(topicRawBlock, nil)
 	}
@@ -254,6 +284,7 @@ func (n *Notifier) BlockDisconnected(block *wire.MsgBlock) {
 	}
 	n.blockTxs(block)
 	n.sequence(block.BlockHash(), LabelBlockDisconnected, 0, false)
+	n.tip.ok = false // a block connected and then disconnected is no tip
 }
 
 // TxAccepted publishes a transaction accepted into the mempool: hashtx,

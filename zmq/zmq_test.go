@@ -167,6 +167,8 @@ func TestSharedSocketFrames(t *testing.T) {
 	expect(t, sub, "sequence", seqBody(tx.TxHash(), 'A', 7, true), 0)
 
 	n.BlockConnected(block)
+
+	n.TipChanged()
 	expect(t, sub, "hashtx", rev(cb.TxHash()), 1)
 	expect(t, sub, "rawtx", raw(cb), 1)
 	expect(t, sub, "hashtx", rev(tx.TxHash()), 2)
@@ -190,6 +192,7 @@ func TestSharedSocketFrames(t *testing.T) {
 	// IBD) but the block is still sequenced.
 	n.SetSyncing(true)
 	n.BlockConnected(block)
+	n.TipChanged()
 	expect(t, sub, "hashtx", rev(cb.TxHash()), 5)
 	expect(t, sub, "rawtx", raw(cb), 5)
 	expect(t, sub, "hashtx", rev(tx.TxHash()), 6)
@@ -220,6 +223,7 @@ func TestSeparateAddresses(t *testing.T) {
 
 	block := testBlock()
 	n.BlockConnected(block)
+	n.TipChanged()
 	tx := testTx(4, true, 20)
 	n.TxAccepted(tx, 1)
 
@@ -353,6 +357,7 @@ func TestBadConfig(t *testing.T) {
 		t.Fatalf("empty config: %v %v", n, err)
 	}
 	n.BlockConnected(testBlock())
+	n.TipChanged()
 	n.TxAccepted(testTx(1, false, 1), 1)
 	n.TxRemoved(wire.Hash{}, 1)
 	n.BlockDisconnected(testBlock())
@@ -429,6 +434,7 @@ func TestHostileSubscriber(t *testing.T) {
 	sub := dialSub(t, n, addr, "hashblock")
 	block := testBlock()
 	n.BlockConnected(block)
+	n.TipChanged()
 	expect(t, sub, "hashblock", rev(block.BlockHash()), 0)
 }
 
@@ -505,6 +511,7 @@ func BenchmarkBlockConnectedSubscribed(b *testing.B) {
 	b.SetBytes(int64(block.SerializeSize()))
 	for range b.N {
 		n.BlockConnected(block)
+		n.TipChanged()
 	}
 }
 
@@ -551,4 +558,27 @@ func TestNewTolerant(t *testing.T) {
 	if n, errs := NewTolerant(Config{PubRawTx: []string{"foo"}}); n != nil || len(errs) != 1 {
 		t.Fatalf("all bad: notifier %v errors %v", n, errs)
 	}
+}
+
+// hashblock and rawblock announce the tip once per chain update: a reorg
+// connecting two blocks publishes only the last, an update that only
+// disconnects publishes none, and sequence still sees every block.
+func TestHashBlockOnlyForTip(t *testing.T) {
+	addr := freeAddr(t)
+	all := []string{addr}
+	n := newNotifier(t, Config{PubHashBlock: all, PubRawBlock: all, PubSequence: all,
+		PubHashBlockHWM: DefaultHWM, PubRawBlockHWM: DefaultHWM, PubSequenceHWM: DefaultHWM})
+	sub := dialSub(t, n, addr, "hashblock", "rawblock", "sequence")
+	a, b := testBlock(), testBlock()
+	b.Header.Nonce++
+	n.BlockDisconnected(a)
+	n.TipChanged() // disconnect only: no hashblock
+	n.BlockConnected(a)
+	n.BlockConnected(b)
+	n.TipChanged()
+	expect(t, sub, "sequence", seqBody(a.BlockHash(), 'D', 0, false), 0)
+	expect(t, sub, "sequence", seqBody(a.BlockHash(), 'C', 0, false), 1)
+	expect(t, sub, "sequence", seqBody(b.BlockHash(), 'C', 0, false), 2)
+	expect(t, sub, "hashblock", rev(b.BlockHash()), 0)
+	expect(t, sub, "rawblock", b.AppendTo(nil, true), 0)
 }

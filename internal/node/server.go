@@ -398,6 +398,7 @@ func (s *server) newMempool() {
 	}
 	if s.zmq != nil {
 		mc.OnRemove = s.zmq.TxRemoved
+		mc.OnReaccept = s.zmq.TxAccepted
 	}
 	mc.OnOrphanRejected = func(r mempool.RejectedOrphan) {
 		if s.sync != nil {
@@ -410,6 +411,12 @@ func (s *server) newMempool() {
 		}
 	}
 	s.pool = mempool.New(mc)
+	if s.zmq != nil {
+		// A disconnected block is published before the mempool takes
+		// its transactions back, as bitcoind publishes "D" before the
+		// "A" of each returned transaction.
+		s.chain.Subscribe(s.zmqNotifyDisconnect)
+	}
 	s.chain.Subscribe(func(n *blockchain.Notification) {
 		switch n.Type {
 		case blockchain.NTBlockConnected:
@@ -425,8 +432,8 @@ func (s *server) newMempool() {
 			s.kickFilterIndex()
 		}
 	})
-	// The publishers and metrics see events after the mempool has
-	// applied them (subscribers run in registration order).
+	// The publishers and metrics see the other events after the mempool
+	// has applied them (subscribers run in registration order).
 	if s.zmq != nil {
 		s.chain.Subscribe(s.zmqNotify)
 	}

@@ -35,7 +35,8 @@ func (s *server) newZMQ() error {
 }
 
 // zmqNotify is the ZMQ part of the chain notification handler. Blocks are
-// published as the chain connects and disconnects them; the syncing state
+// published as the chain connects them (disconnections:
+// zmqNotifyDisconnect); the syncing state
 // is refreshed at each tip change, so the first blocks after the node
 // catches up are the first hashblock messages.
 func (s *server) zmqNotify(n *blockchain.Notification) {
@@ -46,10 +47,17 @@ func (s *server) zmqNotify(n *blockchain.Notification) {
 		// announced.
 		s.zmq.SetSyncing(!s.chain.IsCurrent())
 		s.zmq.BlockConnected(n.Block)
-	case blockchain.NTBlockDisconnected:
-		s.zmq.BlockDisconnected(n.Block)
 	case blockchain.NTTipChanged:
 		s.zmq.SetSyncing(!s.chain.IsCurrent())
+		s.zmq.TipChanged()
+	}
+}
+
+// zmqNotifyDisconnect publishes disconnected blocks; it runs before the
+// mempool's handler (see the subscriptions in server.go).
+func (s *server) zmqNotifyDisconnect(n *blockchain.Notification) {
+	if n.Type == blockchain.NTBlockDisconnected {
+		s.zmq.BlockDisconnected(n.Block)
 	}
 }
 
