@@ -162,3 +162,37 @@ func TestSignedSpendsAccepted(t *testing.T) {
 		t.Fatalf("bad signature: %v, want a consensus rejection", err)
 	}
 }
+
+// BenchmarkBlockConnected3k measures the pool's side of a block that
+// confirms all of its 3,000 transactions, 1,000 chains of three (one op
+// = one block; the pool is filled outside the timer).
+func BenchmarkBlockConnected3k(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		chain := newFakeChain()
+		cfg := DefaultConfig()
+		cfg.Chain = chain.view()
+		cfg.VerifyScripts = func(*wire.MsgTx, []Coin, bool) error { return nil }
+		p := New(cfg)
+		txs := make([]*wire.MsgTx, 0, 3000)
+		for range 1000 {
+			op := chain.addCoin(100_000, p2wpkh(1))
+			a := spend([]wire.OutPoint{op}, 90_000)
+			c1 := spend([]wire.OutPoint{outpoint(a, 0)}, 80_000)
+			c2 := spend([]wire.OutPoint{outpoint(c1, 0)}, 70_000)
+			for _, tx := range []*wire.MsgTx{a, c1, c2} {
+				if _, err := p.AcceptTransaction(tx, AcceptOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				txs = append(txs, tx)
+			}
+		}
+		blk := chain.connect(txs...)
+		b.StartTimer()
+		p.BlockConnected(blk, chain.height)
+		if p.Count() != 0 {
+			b.Fatalf("%d left", p.Count())
+		}
+	}
+}

@@ -32,23 +32,30 @@ func (p *Pool) BlockConnected(block *wire.MsgBlock, height int32) {
 	}
 	// In block order, as bitcoind: each transaction leaves, then what
 	// double-spends it, so the sequence numbers of ZMQ's removals match.
-	var one [1]*Entry
+	// The block's transactions go in runs (one removal walk for a whole
+	// run, in order), a transaction with conflicts ending its run.
+	run := confirmed[:0] // reused: confirmed is not read again
 	var conflicts []*Entry
 	for i, tx := range block.Transactions {
 		if e, ok := p.byTxID[txids[i]]; ok {
-			one[0] = e
-			p.removeSet(one[:], removeBlock)
+			// The pool's own spends of its inputs are this entry's:
+			// nothing in the pool conflicts with it.
+			run = append(run, e)
+			continue
 		}
 		conflicts = conflicts[:0]
 		for j := range tx.TxIn {
-			if c, ok := p.spends[tx.TxIn[j].PreviousOutPoint]; ok && c.TxID != txids[i] && !containsPtr(conflicts, c) {
+			if c, ok := p.spends[tx.TxIn[j].PreviousOutPoint]; ok && !containsPtr(conflicts, c) {
 				conflicts = append(conflicts, c)
 			}
 		}
 		if len(conflicts) > 0 {
+			p.removeSet(run, removeBlock)
+			run = run[:0]
 			p.removeSet(p.withDescendants(conflicts), removeConflict)
 		}
 	}
+	p.removeSet(run, removeBlock)
 	if n := p.orphans.removeForBlock(block, txids); n > 0 {
 		log.Debugf("Erased %d orphan transaction(s) included or conflicted by block", n)
 	}

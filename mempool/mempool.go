@@ -56,7 +56,7 @@ type Config struct {
 	// OnReplaced, when set, is given each transaction a replacement
 	// evicted (the compact-block reconstruction keeps it: the old one
 	// may still be mined). It runs with the pool lock held, as OnRemove.
-	OnReplaced func(tx *wire.MsgTx)
+	OnReplaced func(tx *wire.MsgTx, wtxid wire.Hash)
 	// OnOrphanRejected, when set, is told (without the pool lock held)
 	// of every orphan refused for a reason other than missing inputs
 	// once its parents arrived: the hook that punishes its sender.
@@ -576,7 +576,7 @@ func (p *Pool) removeSet(set []*Entry, reason removeReason) {
 			p.cfg.OnRemove(e.TxID, p.sequence)
 		}
 		if p.cfg.OnReplaced != nil && reason == removeReplaced {
-			p.cfg.OnReplaced(e.Tx)
+			p.cfg.OnReplaced(e.Tx, e.WTxID)
 		}
 		p.bumpSequence()
 	}

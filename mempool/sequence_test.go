@@ -54,7 +54,7 @@ func TestSequenceAndOnRemove(t *testing.T) {
 func TestOnReplaced(t *testing.T) {
 	var replaced []*wire.MsgTx
 	h := newHarness(t, func(c *Config) {
-		c.OnReplaced = func(tx *wire.MsgTx) { replaced = append(replaced, tx) }
+		c.OnReplaced = func(tx *wire.MsgTx, _ wire.Hash) { replaced = append(replaced, tx) }
 	})
 	op := h.coin(100_000)
 	orig := spend([]wire.OutPoint{op}, 99_000)
