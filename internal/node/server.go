@@ -405,9 +405,9 @@ func (s *server) newMempool() {
 			s.sync.OrphanRejected(r)
 		}
 	}
-	mc.OnReplaced = func(tx *wire.MsgTx) {
+	mc.OnReplaced = func(tx *wire.MsgTx, wtxid wire.Hash) {
 		if s.sync != nil {
-			s.sync.AddExtraTx(tx) // its own lock only
+			s.sync.AddExtraTx(tx, wtxid) // its own lock only
 		}
 	}
 	s.pool = mempool.New(mc)

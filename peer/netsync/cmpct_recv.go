@@ -69,54 +69,45 @@ func newPartialBlock(c *wire.MsgCmpctBlock, pool *mempool.Pool, extra []extraTx)
 		slot[id] = int32(i)
 	}
 	k0, k1 := c.SipHashKeys()
-	// ambiguous marks slots two transactions claim; they are requested
-	// rather than guessed.
+	// ambiguous marks slots two different transactions claim; they are
+	// requested rather than guessed.
 	var ambiguous map[int32]bool
 	found := 0
-	if pool != nil && pool.Count() > 0 {
-		for _, e := range pool.Entries() {
-			i, ok := slot[wire.ShortTxID(k0, k1, e.WTxID)]
-			if !ok || ambiguous[i] {
-				continue
-			}
-			if pb.txs[i] != nil {
+	place := func(wtxid wire.Hash, tx *wire.MsgTx) {
+		i, ok := slot[wire.ShortTxID(k0, k1, wtxid)]
+		if !ok || ambiguous[i] {
+			return
+		}
+		if have := pb.txs[i]; have != nil {
+			// Hashed only on a short id match: rare. The same
+			// transaction in the pool and among the extra ones is no
+			// collision.
+			if have.WitnessHash() != wtxid {
 				if ambiguous == nil {
 					ambiguous = make(map[int32]bool)
 				}
 				ambiguous[i] = true
 				pb.txs[i] = nil
 				found--
-				continue
 			}
-			pb.txs[i] = e.Tx
-			found++
+			return
+		}
+		pb.txs[i] = tx
+		found++
+	}
+	if pool != nil && pool.Count() > 0 {
+		for _, e := range pool.Entries() {
 			if found == len(c.ShortIDs) {
 				break
 			}
+			place(e.WTxID, e.Tx)
 		}
 	}
 	for _, x := range extra {
 		if found == len(c.ShortIDs) {
 			break
 		}
-		i, ok := slot[wire.ShortTxID(k0, k1, x.wtxid)]
-		if !ok || ambiguous[i] {
-			continue
-		}
-		if have := pb.txs[i]; have != nil {
-			// The same transaction from the pool is no collision.
-			if have.WitnessHash() != x.wtxid {
-				if ambiguous == nil {
-					ambiguous = make(map[int32]bool)
-				}
-				ambiguous[i] = true
-				pb.txs[i] = nil
-				found--
-			}
-			continue
-		}
-		pb.txs[i] = x.tx
-		found++
+		place(x.wtxid, x.tx)
 	}
 	for i, tx := range pb.txs {
 		if tx == nil {

@@ -34,12 +34,13 @@ type extraTxns struct {
 	max  int
 }
 
-// add keeps tx, dropping the oldest once the ring is full.
-func (e *extraTxns) add(tx *wire.MsgTx) {
+// add keeps tx, of witness hash wtxid, dropping the oldest once the ring
+// is full.
+func (e *extraTxns) add(tx *wire.MsgTx, wtxid wire.Hash) {
 	if e.max <= 0 || tx == nil || tx.SerializeSize() > maxExtraTxSize {
 		return
 	}
-	x := extraTx{wtxid: tx.WitnessHash(), tx: tx}
+	x := extraTx{wtxid: wtxid, tx: tx}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.ring) < e.max {
@@ -61,4 +62,4 @@ func (e *extraTxns) snapshot() []extraTx {
 // (the mempool's replaced transactions come through here) for compact
 // block reconstruction. It takes only its own lock, so the mempool may
 // call it with its lock held.
-func (m *Manager) AddExtraTx(tx *wire.MsgTx) { m.extra.add(tx) }
+func (m *Manager) AddExtraTx(tx *wire.MsgTx, wtxid wire.Hash) { m.extra.add(tx, wtxid) }

@@ -23,7 +23,7 @@ func TestPartialBlockExtraTxns(t *testing.T) {
 	var e extraTxns
 	e.max = DefaultExtraTxns
 	for _, tx := range append([]*wire.MsgTx{f.txs[0]}, f.txs[2:]...) {
-		e.add(tx)
+		e.add(tx, tx.WitnessHash())
 	}
 	pb, err := newPartialBlock(c, b.m.pool, e.snapshot())
 	if err != nil || len(pb.missing) != 0 {
@@ -50,7 +50,7 @@ func TestExtraTxnsRing(t *testing.T) {
 	}
 	e := extraTxns{max: 3}
 	for i := range 5 {
-		e.add(mk(i))
+		e.add(mk(i), mk(i).WitnessHash())
 	}
 	got := map[int64]bool{}
 	for _, x := range e.snapshot() {
@@ -64,14 +64,14 @@ func TestExtraTxnsRing(t *testing.T) {
 	}
 	big := mk(9)
 	big.TxOut[0].PkScript = make([]byte, maxExtraTxSize)
-	e.add(big)
+	e.add(big, big.WitnessHash())
 	for _, x := range e.snapshot() {
 		if x.tx == big {
 			t.Fatal("a transaction over the size bound was kept")
 		}
 	}
 	off := extraTxns{max: -1}
-	off.add(mk(1))
+	off.add(mk(1), mk(1).WitnessHash())
 	if len(off.snapshot()) != 0 {
 		t.Fatal("kept with the ring off")
 	}

@@ -261,7 +261,7 @@ func (m *Manager) onTx(p *peer.Peer, tx *wire.MsgTx) {
 	if orphaned || (err != nil && !errors.Is(err, mempool.ErrConsensus)) {
 		// Not in our pool, but it may be in a block: kept for compact
 		// block reconstruction. An invalid one cannot be.
-		m.extra.add(tx)
+		m.extra.add(tx, wtxid)
 	}
 	if orphaned {
 		// bitcoind logs an orphan as not accepted too (its state is
