@@ -239,9 +239,11 @@ func (n *Notifier) BlockConnected(block *wire.MsgBlock) {
 	n.blockTxs(block)
 	hash := block.BlockHash()
 	n.sequence(hash, LabelBlockConnected, 0, false)
-	n.tip.hash, n.tip.ok, n.tip.raw = hash, true, n.tip.raw[:0]
-	if n.wants(topicRawBlock) {
-		n.tip.raw = block.AppendTo(n.tip.raw, true)
+	n.tip.hash, n.tip.ok, n.tip.raw = hash, true, nil
+	// Serialized now, while the block is the caller's: by TipChanged it
+	// may be gone. Not during initial download, which publishes none.
+	if n.wants(topicRawBlock) && !n.syncing.Load() {
+		n.tip.raw = block.AppendTo(make([]byte, 0, block.SerializeSize()), true)
 	}
 }
 
@@ -263,11 +265,14 @@ func (n *Notifier) TipChanged() {
 		return
 	}
 	n.hash(topicHashBlock, n.tip.hash)
-	if n.wants(topicRawBlock) && len(n.tip.raw) > 0 {
-		n.emit(topicRawBlock, append([]byte(nil), n.tip.raw...))
-	} else {
-		n.emit(topicRawBlock, nil)
+	// The bytes go to the subscriber queues as they are: a reorg's
+	// earlier block was serialized into a buffer of its own.
+	raw := n.tip.raw
+	n.tip.raw = nil
+	if !n.wants(topicRawBlock) {
+		raw = nil
 	}
+	n.emit(topicRawBlock, raw)
 }
 
 // BlockDisconnected publishes a block disconnected from the main chain:
