@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -45,40 +46,76 @@ func (e *corruptionError) Error() string {
 	return e.reason + " in " + e.file
 }
 
-// checkJournals checks every journal of the LevelDB in dir.
+// checkJournals checks every journal of the LevelDB in dir, one block
+// at a time, so a journal of any size takes one block of memory.
 func checkJournals(dir string) error {
 	logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
 	if err != nil {
 		return err
 	}
 	sort.Strings(logs)
+	buf := make([]byte, journalBlockSize)
 	for _, p := range logs {
-		data, err := os.ReadFile(p)
+		f, err := os.Open(p)
 		if err != nil {
 			return err
 		}
-		if reason := checkJournal(data); reason != "" {
+		reason, err := checkJournalReader(f, buf)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if reason != "" {
 			return &corruptionError{reason: reason, file: p}
 		}
 	}
 	return nil
 }
 
-// checkJournal returns why data is not a journal a crash could have left,
-// or "" when it is one.
+// checkJournal is checkJournalReader over bytes in memory.
 func checkJournal(data []byte) string {
+	reason, _ := checkJournalReader(bytes.NewReader(data), make([]byte, journalBlockSize))
+	return reason
+}
+
+// checkJournalReader returns why the journal read from r is not one a
+// crash could have left, or "" when it is one; buf holds one block.
+func checkJournalReader(r io.Reader, buf []byte) (string, error) {
+	zeros := false // a zero chunk was found: all that follows must be zero
+	for {
+		n, err := io.ReadFull(r, buf)
+		block := buf[:n]
+		last := err != nil
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return "", err
+		}
+		if zeros {
+			if len(bytes.TrimLeft(block, "\x00")) != 0 {
+				return "zero-length record followed by data", nil
+			}
+		} else if reason, z := checkJournalBlock(block, last); reason != "" {
+			return reason, nil
+		} else {
+			zeros = z
+		}
+		if last {
+			return "", nil
+		}
+	}
+}
+
+// checkJournalBlock checks one block (the file's last, possibly short,
+// when last) and reports whether it ends in the zeros a crash leaves.
+func checkJournalBlock(block []byte, last bool) (reason string, zeroTail bool) {
 	off := 0
-	for off < len(data) {
-		blockEnd := off - off%journalBlockSize + journalBlockSize
-		if blockEnd-off < journalHeaderSize {
-			// The block's padding, or a header the end of the file cut.
-			off = blockEnd
-			continue
+	for off < len(block) {
+		if journalBlockSize-off < journalHeaderSize {
+			return "", false // the block's padding
 		}
-		if off+journalHeaderSize > len(data) {
-			return "" // a header cut short by the end of the file
+		if off+journalHeaderSize > len(block) {
+			return "", false // a header cut short by the end of the file
 		}
-		h := data[off : off+journalHeaderSize]
+		h := block[off : off+journalHeaderSize]
 		sum := binary.LittleEndian.Uint32(h[0:4])
 		n := int(binary.LittleEndian.Uint16(h[4:6]))
 		typ := h[6]
@@ -86,27 +123,30 @@ func checkJournal(data []byte) string {
 			// goleveldb writes no zero chunks; zeros to the end of the
 			// file are space the file system gave but the crash left
 			// unwritten, anything after them is damage.
-			if len(bytes.TrimLeft(data[off:], "\x00")) == 0 {
-				return ""
+			if len(bytes.TrimLeft(block[off:], "\x00")) != 0 {
+				return "zero-length record followed by data", false
 			}
-			return "zero-length record followed by data"
+			return "", true
 		}
 		if typ == 0 || typ > journalLastType {
-			return fmt.Sprintf("unknown record type %d", typ)
+			return fmt.Sprintf("unknown record type %d", typ), false
 		}
 		end := off + journalHeaderSize + n
-		if end > blockEnd {
-			return "bad record length"
+		if end > journalBlockSize {
+			return "bad record length", false
 		}
-		if end > len(data) {
-			return "" // the last record, cut short by the end of the file
+		if end > len(block) {
+			if last {
+				return "", false // the last record, cut short by the end of the file
+			}
+			return "bad record length", false
 		}
-		if util.NewCRC(data[off+6:end]).Value() != sum {
-			return "checksum mismatch"
+		if util.NewCRC(block[off+6:end]).Value() != sum {
+			return "checksum mismatch", false
 		}
 		off = end
 	}
-	return ""
+	return "", false
 }
 
 // missingCurrentTarget reports whether the CURRENT file of the LevelDB in
