@@ -132,7 +132,7 @@ var options = []option{
 	{name: "peerblockfilters", help: "Serve compact block filters to peers per BIP 157 (default: 0)", group: gConnection},
 	{name: "txreconciliation", help: "Enable transaction reconciliations per BIP 330 (default: 0; only the sendtxrcncl handshake is done, transactions are still announced by inv)", group: gConnection, flags: debugOnly},
 	{name: "port", arg: "<port>", help: "Listen for connections on <port> (default: 8333, testnet3: 18333, testnet4: 48333, signet: 38333, regtest: 18444)", group: gConnection, flags: networkOnly},
-	{name: "proxy", arg: "<ip:port>", help: "Connect through SOCKS5 proxy, set -noproxy to disable (default: disabled)", group: gConnection, flags: disallowElision},
+	{name: "proxy", arg: "<ip:port|path>[=<network>]", help: "Connect through SOCKS5 proxy, set -noproxy to disable (default: disabled). The proxy server may be specified using [host]:port notation for IPv6 or unix:path for a Unix domain socket. An optional =<network> (ipv4, ipv6, tor or cjdns) sets the proxy of that network only; it can be given several times", group: gConnection, flags: disallowElision},
 	{name: "proxyrandomize", help: "Randomize credentials for every proxy connection. This enables Tor stream isolation (default: 1)", group: gConnection},
 	{name: "seednode", arg: "<ip>", help: "Connect to a node to retrieve peer addresses, and disconnect. This option can be specified multiple times to connect to multiple nodes. During startup, seednodes will be tried before dnsseeds.", group: gConnection, flags: networkOnly},
 	{name: "networkactive", help: "Enable all P2P network activity (default: 1). Can be changed by the setnetworkactive RPC command", group: gConnection},

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/btcnode/btcd/internal/hostport"
 )
 
 // errConnFailed is a transient failure: no answer from the server, or the
@@ -34,58 +36,13 @@ const rpcMethodNotFound = -32601
 // name because several are loaded.
 const rpcWalletNotSpecified = -19
 
-// parseUint16 is bitcoin-cli's ToIntegral<uint16_t>: decimal digits only,
-// the whole string, in range.
-func parseUint16(s string) (uint16, bool) {
-	if s == "" {
-		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseUint(s, 10, 16)
-	return uint16(n), err == nil
-}
-
-// splitHostPort is bitcoin-cli's SplitHostPort: a port follows the last
-// colon when the host is bracketed or has no other colon ("::1" is a host
-// without a port). It reports false for a port that is present but not
-// 1-65535; port is 0 when none is given.
-func splitHostPort(in string) (host string, port uint16, valid bool) {
-	colon := strings.LastIndexByte(in, ':')
-	haveColon := colon >= 0
-	bracketed := haveColon && colon > 0 && in[0] == '[' && in[colon-1] == ']'
-	multiColon := haveColon && colon != 0 && strings.LastIndexByte(in[:colon], ':') >= 0
-	if haveColon && (colon == 0 || bracketed || !multiColon) {
-		p := in[colon+1:]
-		if strings.HasPrefix(p, "+") && !strings.HasPrefix(p, "+-") {
-			p = p[1:]
-		}
-		if n, ok := parseUint16(p); ok {
-			in = in[:colon]
-			port = n
-			valid = n != 0
-		}
-	} else {
-		valid = true
-	}
-	if len(in) >= 2 && in[0] == '[' && in[len(in)-1] == ']' {
-		host = in[1 : len(in)-1]
-	} else {
-		host = in
-	}
-	return host, port, valid
-}
-
 // hostPort picks the server address with bitcoin-cli's preferences for the
 // port: -rpcport, then a port in -rpcconnect, then the network's default.
 func (c *cli) hostPort() (string, uint16, error) {
 	s := c.cfg.s
 	port := defaultRPCPorts[c.cfg.chain]
 	connect := s.getString("rpcconnect", "127.0.0.1")
-	host, connectPort, ok := splitHostPort(connect)
+	host, connectPort, ok := hostport.Split(connect)
 	if !ok {
 		// The argument as given, to help the user find the mistake.
 		return "", 0, fmt.Errorf("Invalid port provided in -rpcconnect: %s", connect)
@@ -94,7 +51,7 @@ func (c *cli) hostPort() (string, uint16, error) {
 		port = connectPort
 	}
 	if arg, set := s.lookupString("rpcport"); set {
-		p, ok := parseUint16(arg)
+		p, ok := hostport.ParsePort(arg)
 		if !ok || p == 0 {
 			return "", 0, fmt.Errorf("Invalid port provided in -rpcport: %s", arg)
 		}

@@ -9,31 +9,7 @@ import (
 	"time"
 )
 
-func TestSplitHostPort(t *testing.T) {
-	for _, c := range []struct {
-		in    string
-		host  string
-		port  uint16
-		valid bool
-	}{
-		{"127.0.0.1", "127.0.0.1", 0, true},
-		{"127.0.0.1:8332", "127.0.0.1", 8332, true},
-		{"127.0.0.1:+80", "127.0.0.1", 80, true},
-		{"localhost:notaport", "localhost:notaport", 0, false},
-		{"127.0.0.1:-1", "127.0.0.1:-1", 0, false},
-		{"127.0.0.1:0", "127.0.0.1", 0, false},
-		{"127.0.0.1:65536", "127.0.0.1:65536", 0, false},
-		{"::1", "::1", 0, true},
-		{"[::1]", "::1", 0, true},
-		{"[::1]:18999", "::1", 18999, true},
-		{"[::1]:notaport", "[::1]:notaport", 0, false},
-		{":5", "", 5, true},
-	} {
-		host, port, valid := splitHostPort(c.in)
-		if host != c.host || port != c.port || valid != c.valid {
-			t.Errorf("splitHostPort(%q) = %q %d %v, want %q %d %v", c.in, host, port, valid, c.host, c.port, c.valid)
-		}
-	}
+func TestWalletEndpoint(t *testing.T) {
 	for in, want := range map[string]string{"": "/wallet/", "w1": "/wallet/w1", "my wallet/é": "/wallet/my%20wallet%2F%C3%A9", "a-b._~": "/wallet/a-b._~"} {
 		if got := walletEndpoint(in); got != want {
 			t.Errorf("walletEndpoint(%q) = %q, want %q", in, got, want)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/btcnode/btcd/internal/hostport"
 )
 
 // -netinfo: a peer-connections dashboard built from getpeerinfo and
@@ -105,7 +107,7 @@ func (h *netinfoHandler) prepare(_ string, args []string) (*jval, error) {
 
 // parseUint8 is ToIntegral<uint8_t>: digits only, 0-255.
 func parseUint8(s string) (int, bool) {
-	n, ok := parseUint16(s)
+	n, ok := hostport.ParsePort(s)
 	if !ok || n > 255 {
 		return 0, false
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/btcnode/btcd/internal/hostport"
 	"github.com/btcnode/btcd/peer/connmgr"
 )
 
@@ -106,9 +107,13 @@ func (cfg *Config) proxyAddr(flag, core, addr string) (string, error) {
 		}
 		return addr, nil
 	}
-	host, port, ok := splitHostPort(addr)
+	host, p, ok := hostport.Split(addr)
 	if !ok {
 		return "", invalidf("%s: Invalid port specified in %s: '%s'", flag, core, addr)
+	}
+	port := ""
+	if p != 0 {
+		port = strconv.Itoa(int(p))
 	}
 	if _, err := netip.ParseAddr(host); !validHost(host) || (cfg.NoDNS && err != nil) {
 		return "", invalidf("%s: Invalid %s address or hostname: '%s'", flag, core, addr)
@@ -123,27 +128,6 @@ func (cfg *Config) proxyAddr(flag, core, addr string) (string, error) {
 		return "[" + host + "]:" + port, nil
 	}
 	return host + ":" + port, nil
-}
-
-// splitHostPort splits as bitcoind does: a port follows the last colon
-// unless the colons are an unbracketed IPv6 address; a port that is
-// there must be a number from 1 to 65535.
-func splitHostPort(s string) (host, port string, ok bool) {
-	i := strings.LastIndexByte(s, ':')
-	bracketed := strings.HasPrefix(s, "[") && i > 0 && s[i-1] == ']'
-	if i >= 0 && (bracketed || strings.Count(s, ":") == 1) {
-		p, err := strconv.ParseUint(s[i+1:], 10, 16)
-		if err != nil || p == 0 {
-			return "", "", false
-		}
-		host, port = s[:i], s[i+1:]
-	} else {
-		host = s
-	}
-	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		host = host[1 : len(host)-1]
-	}
-	return host, port, true
 }
 
 // validHost reports whether host is an IP address or a well-formed DNS
